@@ -1,0 +1,42 @@
+# Two entry points: `make demo` (the main job) and `make test` (the full suite, lint and types).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+# torch first, pinned: this machine carries the 2.13.0 CPU wheel; any looser spec pulls a CUDA build.
+TORCH := torch==2.13.0
+
+.PHONY: demo test lint typecheck unit bench clean
+
+$(VENV)/.base:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q $(TORCH)
+	$(PIP) install -q -e ".[all]"
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.base pyproject.toml
+	$(PIP) install -q -e ".[dev]"
+	$(PIP) install -q --no-deps neurobench==2.3.0 snntorch==1.0.0
+	touch $@
+
+demo: $(VENV)/.base
+	$(PY) -m torchtally demo
+
+lint: $(VENV)/.dev
+	$(PY) -m ruff check src tests benchmarks examples
+	$(PY) -m ruff format --check src tests benchmarks examples
+
+typecheck: $(VENV)/.dev
+	$(PY) -m mypy
+
+unit: $(VENV)/.dev
+	$(PY) -m pytest -q
+
+test: lint typecheck unit
+
+bench: $(VENV)/.dev
+	$(PY) -m benchmarks run
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

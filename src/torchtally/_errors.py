@@ -1,0 +1,60 @@
+"""Errors, argument checks and the deferred data checks shared by metrics and functionals."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from torch import Tensor
+
+__all__ = [
+    "MetricValueError",
+    "check_choice",
+    "check_int",
+    "raise_for_counts",
+    "tracing",
+]
+
+
+class MetricValueError(ValueError):
+    """Raised by `compute` when `update` saw data the metric cannot count correctly."""
+
+
+def tracing(*tensors: Tensor) -> bool:
+    """True while torch.compile traces, or when any tensor is fake or meta (no values to read)."""
+    if torch.compiler.is_compiling():
+        return True
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    return any(isinstance(t, FakeTensor) or t.is_meta for t in tensors)
+
+
+def raise_for_counts(owner: str, kinds: Sequence[str], counts: Tensor) -> None:
+    """Raise `MetricValueError` naming every kind whose count is non-zero."""
+    values = counts.tolist()  # the one host read, at compute time only
+    problems = [f"{kind} ({n} value{'s' if n != 1 else ''})" for kind, n in zip(kinds, values) if n]
+    if problems:
+        raise MetricValueError(
+            f"`{owner}` received invalid data: "
+            + "; ".join(problems)
+            + ". Fix the inputs, or pass check_values=False to skip these checks."
+        )
+
+
+def check_int(name: str, value: Any, minimum: int, *, allow_none: bool = False) -> None:
+    """Raise unless `value` is an int >= `minimum` (bools are rejected)."""
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        suffix = " or None" if allow_none else ""
+        raise ValueError(
+            f"Argument `{name}` must be an integer >= {minimum}{suffix}. Received: {name}={value!r}"
+        )
+
+
+def check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
+    """Raise unless `value` is one of `choices`."""
+    if value not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"Argument `{name}` must be one of {options}. Received: {name}={value!r}")

@@ -1,0 +1,53 @@
+"""Input checks shared by the functionals.
+
+Shape, dtype and argument checks raise at call time (they only look at metadata). Checks that
+need the data return a 0-d count tensor instead, which metrics accumulate and raise at compute.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+__all__ = [
+    "check_same_shape",
+    "check_tensor",
+    "count_negative",
+    "count_nonfinite",
+    "count_outside",
+]
+
+
+def check_tensor(name: str, value: object) -> Tensor:
+    """Return `value` if it is a tensor, else raise naming the argument."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"Argument `{name}` must be a torch.Tensor. Received: {type(value).__name__}")
+    return value
+
+
+def check_same_shape(name_a: str, a: Tensor, name_b: str, b: Tensor) -> None:
+    """Raise unless `a` and `b` have the same shape."""
+    if a.shape != b.shape:
+        raise ValueError(
+            f"Arguments `{name_a}` and `{name_b}` must have the same shape. "
+            f"Received: {name_a}.shape={tuple(a.shape)}, {name_b}.shape={tuple(b.shape)}"
+        )
+
+
+def count_outside(values: Tensor, low: int, high: int) -> Tensor:
+    """Number of entries outside `[low, high)` (a 0-d int64 tensor)."""
+    return torch.logical_or(values < low, values >= high).sum()
+
+
+def count_nonfinite(values: Tensor) -> Tensor | None:
+    """Number of NaN or infinite entries; None for integer tensors, which cannot hold them."""
+    if not values.is_floating_point():
+        return None
+    return torch.logical_not(torch.isfinite(values)).sum()
+
+
+def count_negative(values: Tensor | None) -> Tensor | None:
+    """Number of negative entries (None when there is no tensor)."""
+    if values is None:
+        return None
+    return (values < 0).sum()

@@ -1,0 +1,65 @@
+"""Weighted mean and perplexity: both are a weighted sum over a weight total."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from torchtally.functional._checks import check_same_shape
+
+__all__ = ["mean", "mean_compute", "mean_update", "perplexity", "perplexity_update"]
+
+
+def mean_update(value: Tensor | float, weight: Tensor | float = 1.0) -> tuple[Tensor, Tensor]:
+    """Weighted sum and weight total of one batch; `weight` broadcasts to `value`'s shape."""
+    value = torch.as_tensor(value)
+    weight = torch.as_tensor(weight, device=value.device)
+    weight = torch.broadcast_to(weight, value.shape)
+    return (value * weight).sum(dtype=torch.float64), weight.sum(dtype=torch.float64)
+
+
+def mean_compute(weighted_sum: Tensor, weight_total: Tensor) -> Tensor:
+    """Weighted sum over weight total; NaN when no weight was seen."""
+    return weighted_sum / weight_total
+
+
+def mean(value: Tensor, weight: Tensor | float = 1.0) -> Tensor:
+    """Weighted mean of every element of `value`.
+
+    Args:
+        value: Values of any shape.
+        weight: A scalar or a tensor broadcastable to `value`.
+
+    Returns:
+        A 0-d float64 tensor.
+
+    Example:
+        >>> mean(torch.tensor([1.0, 3.0]), torch.tensor([3.0, 1.0]))
+        tensor(1.5000, dtype=torch.float64)
+    """
+    return mean_compute(*mean_update(value, weight))
+
+
+def perplexity_update(
+    labels: Tensor, loss: Tensor, weights: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
+    """Summed token loss and token count of one batch (cstorch's PerplexityMetric inputs).
+
+    `loss` is the batch's loss summed over its tokens; the tokens are the elements of `labels`,
+    or with `weights` the number of positive weights.
+    """
+    total_loss = loss.sum(dtype=torch.float64)
+    if weights is None:
+        return total_loss, labels.new_full((), labels.numel(), dtype=torch.float64)
+    check_same_shape("labels", labels, "weights", weights)
+    return total_loss, (weights > 0).sum(dtype=torch.float64)
+
+
+def perplexity(labels: Tensor, loss: Tensor, weights: Tensor | None = None) -> Tensor:
+    """exp(summed token loss / token count).
+
+    Example:
+        >>> perplexity(torch.zeros(4, dtype=torch.long), torch.tensor(4 * 0.6931471805599453))
+        tensor(2.0000, dtype=torch.float64)
+    """
+    return torch.exp(mean_compute(*perplexity_update(labels, loss, weights)))

@@ -1,0 +1,56 @@
+"""Accuracy: the (weighted) fraction of predictions equal to their labels."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from torchtally.functional._checks import check_same_shape
+from torchtally.functional.classification._inputs import as_class_indices
+
+__all__ = ["accuracy", "accuracy_compute", "accuracy_update"]
+
+
+def accuracy_update(
+    labels: Tensor, predictions: Tensor, weights: Tensor | None = None, threshold: float = 0.5
+) -> tuple[Tensor, Tensor]:
+    """Sufficient statistics of one batch: (weighted) correct count and token count.
+
+    As in cstorch, with weights the correct predictions are weighted and the denominator is
+    the number of positive weights.
+    """
+    predicted = as_class_indices(labels, predictions, threshold)
+    correct = predicted == labels
+    if weights is None:
+        # new_full is a fill kernel: no host-to-device copy, unlike torch.tensor(n, device=...)
+        return correct.sum(), labels.new_full((), labels.numel(), dtype=torch.int64)
+    check_same_shape("labels", labels, "weights", weights)
+    return (correct * weights).sum(), (weights > 0).sum()
+
+
+def accuracy_compute(correct: Tensor, total: Tensor) -> Tensor:
+    """Correct over total; NaN when nothing was counted."""
+    return correct.double() / total.double()
+
+
+def accuracy(
+    labels: Tensor, predictions: Tensor, weights: Tensor | None = None, threshold: float = 0.5
+) -> Tensor:
+    """Fraction of `predictions` that match `labels`.
+
+    Args:
+        labels: Class indices.
+        predictions: Class indices, binary scores shaped like `labels`, or class scores with a
+            trailing class dimension (see `as_class_indices`).
+        weights: Optional per-element weights shaped like `labels`; the result is the weighted
+            correct count over the number of positive weights (cstorch's definition).
+        threshold: Decision threshold for binary scores.
+
+    Returns:
+        A 0-d float64 tensor.
+
+    Example:
+        >>> accuracy(torch.tensor([0, 1, 2]), torch.tensor([0, 1, 1]))
+        tensor(0.6667, dtype=torch.float64)
+    """
+    return accuracy_compute(*accuracy_update(labels, predictions, weights, threshold))

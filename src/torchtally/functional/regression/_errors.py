@@ -1,0 +1,77 @@
+"""Mean squared, mean absolute and symmetric mean absolute percentage error."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from torchtally.functional._checks import check_same_shape
+
+__all__ = [
+    "mean_absolute_error",
+    "mean_squared_error",
+    "smape",
+    "smape_update",
+    "squared_error_update",
+    "absolute_error_update",
+]
+
+
+def _counted(errors: Tensor) -> tuple[Tensor, Tensor]:
+    return errors.sum(dtype=torch.float64), errors.new_full((), errors.numel(), dtype=torch.float64)
+
+
+def squared_error_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
+    """Sum of squared errors and element count of one batch."""
+    check_same_shape("labels", labels, "predictions", predictions)
+    return _counted((predictions.double() - labels.double()).square())
+
+
+def absolute_error_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
+    """Sum of absolute errors and element count of one batch."""
+    check_same_shape("labels", labels, "predictions", predictions)
+    return _counted((predictions.double() - labels.double()).abs())
+
+
+def smape_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
+    """Sum of |p - y| / (|p| + |y|) and element count; an element with p = y = 0 adds 0."""
+    check_same_shape("labels", labels, "predictions", predictions)
+    p, y = predictions.double(), labels.double()
+    denominator = p.abs() + y.abs()
+    ratio = (p - y).abs() / torch.where(denominator == 0, 1.0, denominator)
+    return _counted(ratio)
+
+
+def mean_squared_error(labels: Tensor, predictions: Tensor) -> Tensor:
+    """Mean of (predictions - labels)² over all elements (float64).
+
+    Example:
+        >>> mean_squared_error(torch.tensor([0.0, 2.0]), torch.tensor([1.0, 2.0]))
+        tensor(0.5000, dtype=torch.float64)
+    """
+    total, count = squared_error_update(labels, predictions)
+    return total / count
+
+
+def mean_absolute_error(labels: Tensor, predictions: Tensor) -> Tensor:
+    """Mean of |predictions - labels| over all elements (float64).
+
+    Example:
+        >>> mean_absolute_error(torch.tensor([0.0, 2.0]), torch.tensor([1.0, 2.0]))
+        tensor(0.5000, dtype=torch.float64)
+    """
+    total, count = absolute_error_update(labels, predictions)
+    return total / count
+
+
+def smape(labels: Tensor, predictions: Tensor) -> Tensor:
+    """Symmetric mean absolute percentage error in percent, in [0, 200].
+
+    200 · mean(|p - y| / (|p| + |y|)), where an element with p = y = 0 counts as a perfect 0.
+
+    Example:
+        >>> smape(torch.tensor([1.0, 0.0]), torch.tensor([3.0, 0.0]))
+        tensor(50., dtype=torch.float64)
+    """
+    total, count = smape_update(labels, predictions)
+    return 200.0 * total / count

@@ -1,0 +1,25 @@
+"""Metrics whose `update` is pure tensor work on preallocated state.
+
+Every metric here is a `Metric` (an `nn.Module`): `update` folds a batch into registered
+state tensors without reading them, `compute` returns the value, `metric(...)` does both.
+"""
+
+from torchtally._errors import MetricValueError
+from torchtally.metrics._base import Metric, Reduction
+from torchtally.metrics.aggregation import LearningRateMetric, MeanMetric, PerplexityMetric
+from torchtally.metrics.classification import AccuracyMetric
+from torchtally.metrics.regression import MAEMetric, MSEMetric, R2ScoreMetric, SMAPEMetric
+
+__all__ = [
+    "AccuracyMetric",
+    "LearningRateMetric",
+    "MAEMetric",
+    "MSEMetric",
+    "MeanMetric",
+    "Metric",
+    "MetricValueError",
+    "PerplexityMetric",
+    "R2ScoreMetric",
+    "Reduction",
+    "SMAPEMetric",
+]

@@ -1,0 +1,355 @@
+"""The `Metric` base class: preallocated tensor state, updated in place, with no host sync.
+
+A metric's state is a set of registered tensors. Each carries a *reduction* (`sum`, `max`, `min`
+or `cat`) that says how two states of the same metric combine: it is what `merge_state` and the
+distributed sync use. `update` only does tensor work on that state; `compute` turns it into the
+value. Errors that need the data (a label out of range, a NaN score) are counted into a state
+tensor during `update` and raised by `compute`, so `update` never inspects a tensor's value.
+"""
+
+from __future__ import annotations
+
+import functools
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Literal, TypeVar
+
+import torch
+from torch import Tensor, nn
+
+from torchtally._errors import raise_for_counts, tracing
+
+__all__ = ["Metric", "Reduction"]
+
+Reduction = Literal["sum", "max", "min", "cat"]
+_REDUCTIONS = ("sum", "max", "min", "cat")
+_COUNT_SUFFIX = "_count"
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _count_update(update: _F) -> _F:
+    """Wrap a subclass's `update` so every call counts once and drops the cached result."""
+
+    @functools.wraps(update)
+    def wrapped(self: Metric, *args: Any, **kwargs: Any) -> Any:
+        outermost = self._update_depth == 0
+        self._update_depth += 1
+        try:
+            result = update(self, *args, **kwargs)
+        finally:
+            self._update_depth -= 1
+        if outermost:
+            self._num_updates.add_(1)
+            self._cached = None
+        return result
+
+    wrapped._torchtally_wrapped = True  # type: ignore[attr-defined]
+    return wrapped  # type: ignore[return-value]
+
+
+def _checked_compute(compute: _F) -> _F:
+    """Wrap a subclass's `compute`: raise data errors first, and cache the value until the
+    next `update`, `reset`, merge or state load."""
+
+    @functools.wraps(compute)
+    def wrapped(self: Metric) -> Any:
+        if self._cached is not None:
+            return self._cached
+        self.check_errors()
+        value = compute(self)
+        self._cached = value
+        return value
+
+    wrapped._torchtally_wrapped = True  # type: ignore[attr-defined]
+    return wrapped  # type: ignore[return-value]
+
+
+def _reset_internals(reset: _F) -> _F:
+    """Wrap a subclass's `reset` so the base bookkeeping is reset even when it is not called."""
+
+    @functools.wraps(reset)
+    def wrapped(self: Metric, *args: Any, **kwargs: Any) -> Any:
+        self._reset_bookkeeping()
+        return reset(self, *args, **kwargs)
+
+    wrapped._torchtally_wrapped = True  # type: ignore[attr-defined]
+    return wrapped  # type: ignore[return-value]
+
+
+class Metric(nn.Module, ABC):
+    """Base class of every torchtally metric (the cstorch `Metric` contract, extended).
+
+    Subclasses register their state with `register_state` and implement `update` and
+    `compute`; `reset` restores every registered state to its initial value in place, so a
+    subclass only overrides it to do more. Calling the metric runs `update` then returns
+    `compute()`, as in cstorch; `float(metric)` is `float(metric.compute())`.
+
+    Args:
+        name: The metric's name, used as its key in logs and collections. Defaults to the
+            class name in snake case.
+        check_values: Count data errors (labels out of range, non-finite values, negative
+            weights) during `update` and raise them from `compute`. Turning it off saves a few
+            elementwise ops per update; bad values then go unreported.
+
+    Example:
+        >>> class Total(Metric):
+        ...     def __init__(self, name="total"):
+        ...         super().__init__(name)
+        ...         self.register_state("total", torch.tensor(0.0))
+        ...     def update(self, x):
+        ...         self.total.add_(x.sum())
+        ...     def compute(self):
+        ...         return self.total.clone()
+        >>> m = Total()
+        >>> float(m(torch.ones(3)))
+        3.0
+    """
+
+    #: Labels for the data errors a subclass counts, indexed by position in `_errors`.
+    error_kinds: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        update = cls.__dict__.get("update")
+        if update is not None and not getattr(update, "_torchtally_wrapped", False):
+            cls.update = _count_update(update)  # type: ignore[method-assign]
+        compute = cls.__dict__.get("compute")
+        if compute is not None and not getattr(compute, "_torchtally_wrapped", False):
+            cls.compute = _checked_compute(compute)  # type: ignore[method-assign]
+        reset = cls.__dict__.get("reset")
+        if reset is not None and not getattr(reset, "_torchtally_wrapped", False):
+            cls.reset = _reset_internals(reset)  # type: ignore[method-assign]
+
+    def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:
+        super().__init__()
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"Argument `name` must be a string or None. Received: name={name!r}")
+        self.name: str = name if name is not None else _snake_case(type(self).__name__)
+        self.check_values = bool(check_values)
+        self._reductions: dict[str, Reduction] = {}
+        self._defaults: dict[str, Tensor] = {}
+        self._scalar_states: set[str] = set()
+        self._update_depth = 0
+        self._cached: Any = None
+        self._register("_num_updates", torch.zeros((), dtype=torch.int64), False, "sum")
+        self._register("_errors", torch.zeros(len(self.error_kinds), dtype=torch.int64), False, "sum")
+        if type(self).reset is not Metric.reset:
+            # cstorch metrics define their state in `reset`; register it now, as cstorch does.
+            self.reset()
+
+    # ----------------------------------------------------------------------------- state
+
+    def register_state(
+        self,
+        name: str,
+        tensor: Tensor,
+        persistent: bool = False,
+        reduction: Reduction = "sum",
+    ) -> None:
+        """Register a state tensor (a buffer) and how it combines across metrics.
+
+        Registering a name again copies the new value into the existing tensor in place, so
+        a cstorch-style `reset` that re-registers its states keeps their memory addresses
+        (which CUDA graphs capture).
+
+        Args:
+            name: Attribute name of the state.
+            tensor: Its initial value. For `reduction="cat"` the first dimension is the
+                preallocated capacity; a fill count named `{name}_count` is registered too.
+            persistent: Whether the state is part of `state_dict()`.
+            reduction: `sum`, `max`, `min` or `cat`.
+        """
+        if not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"Argument `tensor` must be a torch.Tensor. Received: tensor={type(tensor).__name__}"
+            )
+        if reduction not in _REDUCTIONS:
+            raise ValueError(
+                f"Argument `reduction` must be one of {_REDUCTIONS}. Received: reduction={reduction!r}"
+            )
+        if reduction == "cat" and tensor.dim() == 0:
+            raise ValueError(
+                "Argument `tensor` must have a capacity dimension for reduction='cat'. "
+                f"Received: tensor of shape {tuple(tensor.shape)}"
+            )
+        if reduction == "cat":
+            # One spare row past the capacity absorbs writes that overflow it (see _cat_append).
+            tensor = torch.cat([tensor, torch.zeros_like(tensor[:1])])
+        existing = self._buffers.get(name)
+        if name in self._reductions and existing is not None:
+            stored = tensor.reshape(1) if tensor.dim() == 0 else tensor
+            if existing.shape == stored.shape and existing.dtype == stored.dtype:
+                existing.copy_(stored)
+                self._defaults[name] = stored.detach().clone()
+                if reduction == "cat":
+                    self._buffers[name + _COUNT_SUFFIX].zero_()  # type: ignore[union-attr]
+                return
+            del self._buffers[name]
+        self._register(name, tensor, persistent, reduction)
+        if reduction == "cat":
+            self._register(name + _COUNT_SUFFIX, torch.zeros((), dtype=torch.int64), persistent, "sum")
+
+    def _register(self, name: str, tensor: Tensor, persistent: bool, reduction: Reduction) -> None:
+        # torch 2.13's compiled graphs drop in-place updates of 0-d tensor inputs, so a 0-d
+        # state is stored with shape (1,) and read through a 0-d view (see __getattr__).
+        scalar = tensor.dim() == 0
+        if scalar:
+            tensor = tensor.reshape(1)
+        device = self._buffers["_num_updates"].device if "_num_updates" in self._buffers else None
+        value = tensor.detach().clone()
+        self.register_buffer(name, value if device is None else value.to(device), persistent)
+        if scalar:
+            self._scalar_states.add(name)
+        self._defaults[name] = tensor.detach().clone()
+        self._reductions[name] = reduction
+
+    def __getattr__(self, name: str) -> Any:
+        scalars = self.__dict__.get("_scalar_states")
+        if scalars is not None and name in scalars and name in self.__dict__["_buffers"]:
+            return self.__dict__["_buffers"][name].view(())
+        return super().__getattr__(name)
+
+    def state_names(self) -> list[str]:
+        """Names of the registered states (bookkeeping states excluded)."""
+        return [n for n in self._reductions if not n.startswith("_")]
+
+    def states(self) -> Iterator[tuple[str, Tensor, Reduction]]:
+        """Yield `(name, tensor, reduction)` for every state, bookkeeping included."""
+        for name, reduction in self._reductions.items():
+            yield name, self._buffers[name], reduction  # type: ignore[misc]
+
+    def _cat_append(self, name: str, values: Tensor) -> None:
+        """Append `values` (along dim 0) to the `cat` state `name` without a host sync.
+
+        Rows past the capacity are not stored, but the fill count still counts them, so
+        `compute` can report the overflow instead of returning a value over partial data.
+        """
+        buffer: Tensor = self._buffers[name]  # type: ignore[assignment]
+        count: Tensor = getattr(self, name + _COUNT_SUFFIX)
+        capacity = buffer.shape[0] - 1
+        positions = count + torch.arange(values.shape[0], device=buffer.device)
+        buffer.index_copy_(0, positions.clamp(max=capacity), values.to(buffer.dtype))
+        count.add_(values.shape[0])
+
+    def _cat_values(self, name: str) -> tuple[Tensor, Tensor]:
+        """The `cat` state's buffer and the number of valid rows in it (a tensor)."""
+        buffer: Tensor = self._buffers[name]  # type: ignore[assignment]
+        count: Tensor = getattr(self, name + _COUNT_SUFFIX)
+        capacity = buffer.shape[0] - 1
+        return buffer[:capacity], count.clamp(max=capacity)
+
+    def _cat_overflow(self, name: str) -> Tensor:
+        """How many rows the `cat` state `name` saw beyond its capacity (a 0-d tensor)."""
+        buffer: Tensor = self._buffers[name]  # type: ignore[assignment]
+        count: Tensor = getattr(self, name + _COUNT_SUFFIX)
+        return (count - (buffer.shape[0] - 1)).clamp(min=0)
+
+    # ---------------------------------------------------------------------- value checks
+
+    def _record_errors(self, *counts: Tensor | None) -> None:
+        """Add per-kind error counts (in `error_kinds` order; None skips a kind)."""
+        for index, count in enumerate(counts):
+            if count is not None:
+                self._errors[index].add_(count)
+
+    def check_errors(self) -> None:
+        """Raise `MetricValueError` if `update` saw bad values. This reads the error counts
+        (one small device-to-host copy), so it is skipped while tracing."""
+        if not self.error_kinds or tracing(self._errors):
+            return
+        raise_for_counts(self.name, self.error_kinds, self._errors)
+
+    # ------------------------------------------------------------------ the API proper
+
+    @abstractmethod
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        """Fold one batch into the state with tensor ops only."""
+
+    @abstractmethod
+    def compute(self) -> Any:
+        """Return the metric's value from the accumulated state.
+
+        Subclasses write the pure computation; the base wraps it so that data errors counted
+        by `update` raise `MetricValueError` first and the value is cached until the state
+        changes."""
+
+    def reset(self) -> None:
+        """Restore every registered state to its initial value, in place."""
+        for name, default in self._defaults.items():
+            self._buffers[name].copy_(default)  # type: ignore[union-attr]
+
+    def _reset_bookkeeping(self) -> None:
+        self._num_updates.zero_()
+        self._errors.zero_()
+        self._cached = None
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Run `update` on the batch, then return `compute()` over everything seen so far."""
+        self.update(*args, **kwargs)
+        return self.compute()
+
+    def __float__(self) -> float:
+        return float(self.compute())
+
+    def _load_from_state_dict(self, *args: Any, **kwargs: Any) -> None:
+        self._cached = None
+        super()._load_from_state_dict(*args, **kwargs)
+
+    @property
+    def num_updates(self) -> Tensor:
+        """How many times `update` ran since the last reset (a 0-d int64 tensor)."""
+        return self._num_updates
+
+    # ---------------------------------------------------------------------- combination
+
+    def merge_state(self, others: Metric | Sequence[Metric]) -> Metric:
+        """Fold the state of other metrics of the same kind into this one, by reduction."""
+        for other in [others] if isinstance(others, Metric) else list(others):
+            if type(other) is not type(self):
+                raise TypeError(
+                    f"Argument `others` must hold metrics of type {type(self).__name__}. "
+                    f"Received: {type(other).__name__}"
+                )
+            self._merge_one(other)
+        self._cached = None
+        return self
+
+    def _merge_one(self, other: Metric) -> None:
+        for name, reduction in self._reductions.items():
+            if name.endswith(_COUNT_SUFFIX) and self._reductions.get(name[: -len(_COUNT_SUFFIX)]) == "cat":
+                continue  # merged together with its `cat` buffer
+            mine: Tensor = self._buffers[name]  # type: ignore[assignment]
+            theirs: Tensor = other._buffers[name].to(mine.device)  # type: ignore[union-attr]
+            if reduction == "sum":
+                mine.add_(theirs)
+            elif reduction == "max":
+                torch.maximum(mine, theirs, out=mine)
+            elif reduction == "min":
+                torch.minimum(mine, theirs, out=mine)
+            else:
+                self._merge_cat(name, other)
+
+    def _merge_cat(self, name: str, other: Metric) -> None:
+        values, valid = other._cat_values(name)
+        count_name = name + _COUNT_SUFFIX
+        # Keep the other's overflow visible: it saw more rows than it could store.
+        lost = other._cat_overflow(name)
+        rows = values[: int(valid)].to(self._buffers[name].device)  # type: ignore[union-attr]
+        self._cat_append(name, rows)
+        self._buffers[count_name].add_(lost.to(self._buffers[count_name].device))  # type: ignore[union-attr]
+
+    def extra_repr(self) -> str:
+        return f"name={self.name!r}"
+
+
+def _snake_case(class_name: str) -> str:
+    base = class_name.removesuffix("Metric") or class_name
+    out = []
+    for i, char in enumerate(base):
+        if char.isupper() and i and (not base[i - 1].isupper() or (i + 1 < len(base) and base[i + 1].islower())):
+            out.append("_")
+        out.append(char.lower())
+    return "".join(out)
+
+
+

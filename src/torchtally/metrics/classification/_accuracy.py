@@ -1,0 +1,57 @@
+"""`AccuracyMetric`: cstorch's accuracy, accumulated over batches."""
+
+from __future__ import annotations
+
+from typing import final
+
+import torch
+from torch import Tensor
+
+from torchtally.functional._checks import count_negative, count_nonfinite
+from torchtally.functional.classification._accuracy import accuracy_compute, accuracy_update
+from torchtally.metrics._base import Metric
+
+__all__ = ["AccuracyMetric"]
+
+
+@final
+class AccuracyMetric(Metric):
+    """Fraction of predictions equal to their labels (cstorch `AccuracyMetric`).
+
+    Args:
+        name: Metric name; defaults to "accuracy".
+        threshold: Decision threshold when predictions are binary scores.
+        check_values: Count non-finite scores and negative weights and raise them at compute.
+
+    Example:
+        >>> acc = AccuracyMetric("accuracy")
+        >>> acc(labels=torch.tensor([0, 1, 1]), predictions=torch.tensor([0, 1, 0]))
+        tensor(0.6667, dtype=torch.float64)
+    """
+
+    error_kinds = ("non-finite predictions", "negative weights")
+
+    def __init__(
+        self, name: str | None = None, *, threshold: float = 0.5, check_values: bool = True
+    ) -> None:
+        super().__init__(name, check_values=check_values)
+        self.threshold = float(threshold)
+        self.register_state("correct", torch.zeros((), dtype=torch.float64))
+        self.register_state("total", torch.zeros((), dtype=torch.float64))
+
+    def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
+        """Count one batch.
+
+        Args:
+            labels: Class indices.
+            predictions: Class indices, binary scores, or class scores with a trailing class dim.
+            weights: Optional weights shaped like `labels`; the denominator counts weights > 0.
+        """
+        correct, total = accuracy_update(labels, predictions, weights, self.threshold)
+        if self.check_values:
+            self._record_errors(count_nonfinite(predictions), count_negative(weights))
+        self.correct.add_(correct)
+        self.total.add_(total)
+
+    def compute(self) -> Tensor:
+        return accuracy_compute(self.correct, self.total)

@@ -1,0 +1,86 @@
+"""`MSEMetric`, `MAEMetric`, `SMAPEMetric`: means of a per-element error over every batch."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import final
+
+import torch
+from torch import Tensor
+
+from torchtally.functional._checks import count_nonfinite
+from torchtally.functional.regression._errors import (
+    absolute_error_update,
+    smape_update,
+    squared_error_update,
+)
+from torchtally.metrics._base import Metric
+
+__all__ = ["MAEMetric", "MSEMetric", "SMAPEMetric"]
+
+
+class _MeanErrorMetric(Metric):
+    """Accumulates a per-element error's sum and the element count (exact across batches)."""
+
+    error_kinds = ("non-finite labels", "non-finite predictions")
+    scale = 1.0
+
+    def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:
+        super().__init__(name, check_values=check_values)
+        self.register_state("error_sum", torch.zeros((), dtype=torch.float64))
+        self.register_state("count", torch.zeros((), dtype=torch.float64))
+
+    @staticmethod
+    @abstractmethod
+    def _batch_stats(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]: ...
+
+    def update(self, labels: Tensor, predictions: Tensor) -> None:
+        """Add one batch of targets and predictions (same shape)."""
+        error_sum, count = self._batch_stats(labels, predictions)
+        if self.check_values:
+            self._record_errors(count_nonfinite(labels), count_nonfinite(predictions))
+        self.error_sum.add_(error_sum)
+        self.count.add_(count)
+
+    def compute(self) -> Tensor:
+        return self.scale * self.error_sum / self.count
+
+
+@final
+class MSEMetric(_MeanErrorMetric):
+    """Mean squared error over every element seen.
+
+    Example:
+        >>> float(MSEMetric()(torch.tensor([0.0, 2.0]), torch.tensor([1.0, 2.0])))
+        0.5
+    """
+
+    _batch_stats = staticmethod(squared_error_update)
+
+
+@final
+class MAEMetric(_MeanErrorMetric):
+    """Mean absolute error over every element seen.
+
+    Example:
+        >>> float(MAEMetric()(torch.tensor([0.0, 2.0]), torch.tensor([1.0, 2.0])))
+        0.5
+    """
+
+    _batch_stats = staticmethod(absolute_error_update)
+
+
+@final
+class SMAPEMetric(_MeanErrorMetric):
+    """Symmetric mean absolute percentage error in percent (0 to 200) over every element.
+
+    An element with prediction = label = 0 counts as a perfect 0 (NeuroBench reports such a
+    batch as 200).
+
+    Example:
+        >>> float(SMAPEMetric()(torch.tensor([1.0, 0.0]), torch.tensor([3.0, 0.0])))
+        50.0
+    """
+
+    scale = 200.0
+    _batch_stats = staticmethod(smape_update)

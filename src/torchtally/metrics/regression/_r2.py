@@ -1,0 +1,75 @@
+"""`R2ScoreMetric`: R² accumulated exactly across batches (never averaged per batch)."""
+
+from __future__ import annotations
+
+from typing import final
+
+import torch
+from torch import Tensor
+
+from torchtally._errors import check_choice, check_int
+from torchtally.functional._checks import count_nonfinite
+from torchtally.functional.regression._r2 import MULTIOUTPUT, r2_compute, r2_update
+from torchtally.metrics._base import Metric
+
+__all__ = ["R2ScoreMetric"]
+
+
+@final
+class R2ScoreMetric(Metric):
+    """Coefficient of determination over every sample seen.
+
+    Args:
+        num_outputs: Number of regression outputs; labels are `(N,)` when 1, else
+            `(N, num_outputs)`.
+        multioutput: "uniform_average", "raw_values" or "variance_weighted" (scikit-learn's).
+        name: Metric name; defaults to "r2_score".
+        check_values: Count non-finite labels/predictions and raise them at compute.
+
+    Example:
+        >>> r2 = R2ScoreMetric()
+        >>> r2.update(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0]))
+        >>> float(r2(torch.tensor([3.0]), torch.tensor([4.0])))
+        0.5
+    """
+
+    error_kinds = ("non-finite labels", "non-finite predictions")
+
+    def __init__(
+        self,
+        num_outputs: int = 1,
+        multioutput: str = "uniform_average",
+        name: str | None = None,
+        *,
+        check_values: bool = True,
+    ) -> None:
+        check_int("num_outputs", num_outputs, 1)
+        check_choice("multioutput", multioutput, MULTIOUTPUT)
+        super().__init__(name, check_values=check_values)
+        self.num_outputs = num_outputs
+        self.multioutput = multioutput
+        for state in ("sum_y", "sum_y2", "sum_squared_error"):
+            self.register_state(state, torch.zeros(num_outputs, dtype=torch.float64))
+        self.register_state("count", torch.zeros((), dtype=torch.float64))
+
+    def update(self, labels: Tensor, predictions: Tensor) -> None:
+        """Add one batch of targets and predictions (same shape)."""
+        rows = labels.shape[0] if labels.dim() else 0
+        expected = (rows,) if self.num_outputs == 1 else (rows, self.num_outputs)
+        if tuple(labels.shape) != expected:
+            raise ValueError(
+                f"Argument `labels` must have shape (N,) for num_outputs=1 or (N, num_outputs). "
+                f"Received: labels.shape={tuple(labels.shape)}, num_outputs={self.num_outputs}"
+            )
+        sum_y, sum_y2, sse, count = r2_update(labels, predictions)
+        if self.check_values:
+            self._record_errors(count_nonfinite(labels), count_nonfinite(predictions))
+        self.sum_y.add_(sum_y)
+        self.sum_y2.add_(sum_y2)
+        self.sum_squared_error.add_(sse)
+        self.count.add_(count)
+
+    def compute(self) -> Tensor:
+        return r2_compute(
+            self.sum_y, self.sum_y2, self.sum_squared_error, self.count, self.multioutput
+        )

@@ -1,0 +1,168 @@
+"""Checks for users' own metrics: is `update` (and `compute`) free of host syncs and traceable?
+
+`torch.compile(fullgraph=True)` alone is no proof: in torch 2.13 it admits `.item()` and
+`bincount` by turning their results into data-dependent ("unbacked") symbols. So
+`assert_traceable` runs the metric under plain `FakeTensorMode`, where every op that must read
+data raises, and inspects the compiled graph for unbacked symbols.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch._dynamo as dynamo
+import torch._dynamo.testing
+from torch import Tensor, nn
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+from torch.utils._pytree import tree_map
+
+from torchtally.metrics._base import Metric
+
+__all__ = ["TraceReport", "assert_traceable"]
+
+
+@dataclass
+class TraceReport:
+    """What `assert_traceable` observed (returned when every check passed)."""
+
+    graphs: int
+    recompiles: int
+    calls: int
+    unbacked: list[str] = field(default_factory=list)
+
+
+class _GraphRecorder:
+    """A dynamo backend that records each graph's unbacked symbols, then runs it with
+    `inner` (a backend name or callable)."""
+
+    def __init__(self, inner: str | Callable[..., Any]) -> None:
+        self.inner = dynamo.lookup_backend(inner) if isinstance(inner, str) else inner
+        self.graphs = 0
+        self.unbacked: list[str] = []
+
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs: list[Tensor]) -> Any:
+        self.graphs += 1
+        for node in gm.graph.nodes:
+            value = node.meta.get("example_value")
+            if value is not None and free_unbacked_symbols(value):
+                self.unbacked.append(f"{node.op} {node.target}")
+        return self.inner(gm, example_inputs)
+
+
+def _fake_copy(module: nn.Module, mode: FakeTensorMode) -> nn.Module:
+    clone = copy.deepcopy(module)
+    for sub in clone.modules():
+        for name, buffer in list(sub._buffers.items()):
+            if buffer is not None:
+                sub._buffers[name] = mode.from_tensor(buffer)
+    return clone
+
+
+def _check_fake(
+    metric: Metric, args: tuple[Any, ...], kwargs: dict[str, Any], with_compute: bool
+) -> None:
+    mode = FakeTensorMode()
+    fake_metric = _fake_copy(metric, mode)
+    fake_args, fake_kwargs = tree_map(
+        lambda x: mode.from_tensor(x) if isinstance(x, Tensor) else x, (args, kwargs)
+    )
+    stages: list[tuple[str, Callable[[], Any]]] = [
+        ("update", lambda: fake_metric.update(*fake_args, **fake_kwargs))
+    ]
+    if with_compute:
+        stages.append(("compute", fake_metric.compute))
+    with mode:
+        for stage, run in stages:
+            try:
+                run()
+            except Exception as error:
+                raise AssertionError(
+                    f"`{type(metric).__name__}.{stage}` reads tensor data (a host sync or a "
+                    f"data-dependent shape) under FakeTensorMode: {type(error).__name__}: {error}"
+                ) from error
+
+
+def _assert_same(expected: Any, actual: Any, what: str) -> None:
+    try:
+        torch.testing.assert_close(actual, expected, equal_nan=True, rtol=1e-6, atol=1e-9)
+    except AssertionError as error:
+        raise AssertionError(f"compiled and eager {what} differ: {error}") from error
+
+
+def assert_traceable(
+    metric: Metric,
+    *args: Any,
+    calls: int = 3,
+    backend: str | Callable[..., Any] = "aot_eager",
+    check_compute: bool = True,
+    **kwargs: Any,
+) -> TraceReport:
+    """Assert that `metric.update(*args, **kwargs)` is sync-free and compiles to one graph.
+
+    Checks, on copies of `metric` (the metric itself is left untouched):
+
+    1. `update` then `compute` run under plain `FakeTensorMode`, where `.item()`,
+       `bool(tensor)`, `nonzero`, `bincount`, `unique` and boolean-mask indexing raise.
+    2. `torch.compile(update, fullgraph=True)` gives one graph, with no unbacked symbols, and
+       no recompile over `calls` same-shape calls.
+    3. The compiled metric's state and `compute()` equal an eager copy's after `calls` calls.
+
+    Args:
+        metric: The metric to check.
+        *args: Example positional inputs to `update`.
+        calls: How many times to call the compiled update.
+        backend: The backend that runs the captured graph ("aot_eager" functionalizes the
+            graph, as every real backend does; "inductor" also generates kernels).
+        check_compute: Also run `compute` under FakeTensorMode (turn off for a metric whose
+            compute is documented to read data).
+        **kwargs: Example keyword inputs to `update`.
+
+    Returns:
+        A `TraceReport` of the compiled run.
+
+    Example:
+        >>> from torchtally.metrics import AccuracyMetric
+        >>> report = assert_traceable(AccuracyMetric(), torch.tensor([0, 1]), torch.tensor([1, 1]))
+        >>> report.graphs
+        1
+    """
+    if not isinstance(metric, Metric):
+        raise TypeError(
+            f"Argument `metric` must be a torchtally Metric. Received: {type(metric).__name__}"
+        )
+    _check_fake(metric, args, kwargs, with_compute=check_compute)
+
+    eager, compiled_metric = copy.deepcopy(metric), copy.deepcopy(metric)
+    recorder = _GraphRecorder(backend)
+    compiled_update = torch.compile(
+        compiled_metric.update, backend=recorder, fullgraph=True, dynamic=False
+    )
+    dynamo.utils.counters.clear()
+    eager.update(*args, **kwargs)
+    compiled_update(*args, **kwargs)
+    first_compiles = recorder.graphs
+    for _ in range(calls - 1):
+        eager.update(*args, **kwargs)
+        compiled_update(*args, **kwargs)
+    graphs = int(dynamo.utils.counters["stats"]["unique_graphs"])
+    report = TraceReport(graphs, recorder.graphs - first_compiles, calls, recorder.unbacked)
+    if report.unbacked:
+        raise AssertionError(
+            f"`{type(metric).__name__}.update` produces data-dependent symbols (a hidden host "
+            f"sync or data-dependent shape) at: {', '.join(report.unbacked)}"
+        )
+    if report.graphs != 1 or report.recompiles:
+        raise AssertionError(
+            f"`{type(metric).__name__}.update` compiled to {report.graphs} graphs and recompiled "
+            f"{report.recompiles} times over {calls} same-shape calls; expected one graph and no "
+            "recompile (a recompile means Python state changes per call)"
+        )
+    for (name, want), (_, got) in zip(eager.named_buffers(), compiled_metric.named_buffers()):
+        _assert_same(want, got, f"state `{name}`")
+    _assert_same(eager.compute(), compiled_metric.compute(), "compute() results")
+    return report
