@@ -1,6 +1,10 @@
-"""torchtally: metrics that live inside the compiled step."""
+"""torchtally: metrics that live inside the compiled step.
 
-from torchtally import metrics
+`import torchtally as cstorch` gives the Cerebras PyTorch programming model on stock PyTorch;
+`torchtally.metrics` holds the metric catalog and `torchtally.functional` its pure functions.
+"""
+
+from torchtally import functional, metrics, testing
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "metrics"]
+__all__ = ["__version__", "functional", "metrics", "testing"]

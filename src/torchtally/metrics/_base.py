@@ -27,6 +27,15 @@ _COUNT_SUFFIX = "_count"
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
+def _own_code(wrapped: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a wrapper its own code object. Dynamo caches compiled frames per code object, so a
+    wrapper shared by every metric class would pool all their compilations into one cache and
+    hit its recompile limit after a handful of unrelated metrics."""
+    wrapped.__code__ = wrapped.__code__.replace()
+    wrapped._torchtally_wrapped = True  # type: ignore[attr-defined]
+    return wrapped
+
+
 def _count_update(update: _F) -> _F:
     """Wrap a subclass's `update` so every call counts once and drops the cached result."""
 
@@ -43,8 +52,7 @@ def _count_update(update: _F) -> _F:
             self._cached = None
         return result
 
-    wrapped._torchtally_wrapped = True  # type: ignore[attr-defined]
-    return wrapped  # type: ignore[return-value]
+    return _own_code(wrapped)  # type: ignore[return-value]
 
 
 def _checked_compute(compute: _F) -> _F:
@@ -60,8 +68,7 @@ def _checked_compute(compute: _F) -> _F:
         self._cached = value
         return value
 
-    wrapped._torchtally_wrapped = True  # type: ignore[attr-defined]
-    return wrapped  # type: ignore[return-value]
+    return _own_code(wrapped)  # type: ignore[return-value]
 
 
 def _reset_internals(reset: _F) -> _F:
@@ -72,8 +79,7 @@ def _reset_internals(reset: _F) -> _F:
         self._reset_bookkeeping()
         return reset(self, *args, **kwargs)
 
-    wrapped._torchtally_wrapped = True  # type: ignore[attr-defined]
-    return wrapped  # type: ignore[return-value]
+    return _own_code(wrapped)  # type: ignore[return-value]
 
 
 class Metric(nn.Module, ABC):
@@ -343,7 +349,7 @@ class Metric(nn.Module, ABC):
 
 
 def _snake_case(class_name: str) -> str:
-    base = class_name.removesuffix("Metric") or class_name
+    base = class_name.lstrip("_").removesuffix("Metric") or class_name
     out = []
     for i, char in enumerate(base):
         if char.isupper() and i and (not base[i - 1].isupper() or (i + 1 < len(base) and base[i + 1].islower())):

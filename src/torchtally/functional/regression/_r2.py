@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import Tensor
 
@@ -19,7 +21,7 @@ def r2_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tens
     `labels` is `(N,)` for one output or `(N, num_outputs)`; sums are float64.
     """
     check_same_shape("labels", labels, "predictions", predictions)
-    y = labels.double().reshape(labels.shape[0], -1)
+    y = labels.double().reshape(labels.shape[0], math.prod(labels.shape[1:]))
     p = predictions.double().reshape(y.shape)
     count = y.new_full((), y.shape[0])
     return y.sum(0), y.square().sum(0), (y - p).square().sum(0), count

@@ -1,0 +1,1 @@
+"""torchtally's benchmarks: `python -m benchmarks run [--quick]` (see README, Performance)."""

@@ -1,0 +1,56 @@
+"""Interleaved timing: every contender runs once per round, in turn, so machine noise hits all
+of them alike; results are medians over rounds."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Timing:
+    name: str
+    median_s: float
+    samples: int
+
+    @property
+    def median_us(self) -> float:
+        return self.median_s * 1e6
+
+
+def interleaved(
+    contenders: dict[str, Callable[[], object]],
+    rounds: int,
+    inner: int = 1,
+    warmup: int = 3,
+    sync: Callable[[], None] | None = None,
+) -> dict[str, Timing]:
+    """Time each callable `inner` times per round over `rounds` rounds, round-robin.
+
+    Args:
+        contenders: name -> zero-argument callable.
+        rounds: Number of rounds (samples per contender).
+        inner: Calls per sample (the sample is their mean), for sub-10µs work.
+        warmup: Untimed rounds first (compilation, caches, allocator).
+        sync: Called after each sample's calls (e.g. torch.cuda.synchronize) before the clock.
+
+    Returns:
+        name -> Timing with the median seconds per call.
+    """
+    samples: dict[str, list[float]] = {name: [] for name in contenders}
+    for round_index in range(warmup + rounds):
+        for name, fn in contenders.items():
+            start = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            if sync is not None:
+                sync()
+            elapsed = (time.perf_counter() - start) / inner
+            if round_index >= warmup:
+                samples[name].append(elapsed)
+    return {
+        name: Timing(name, statistics.median(values), len(values))
+        for name, values in samples.items()
+    }

@@ -1,0 +1,174 @@
+"""The Metric contract: cstorch's API, in-place state, caching, merging, value checks."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import Tensor
+
+from torchtally.metrics import AccuracyMetric, MeanMetric, Metric, MetricValueError
+
+
+class _Sum(Metric):
+    error_kinds = ("negative values",)
+
+    def __init__(self, name: str | None = None, **kwargs: object) -> None:
+        super().__init__(name, **kwargs)  # type: ignore[arg-type]
+        self.register_state("total", torch.zeros(()), reduction="sum")
+        self.register_state("largest", torch.full((), -torch.inf), reduction="max")
+        self.register_state("smallest", torch.full((), torch.inf), reduction="min")
+
+    def update(self, x: Tensor) -> None:
+        if self.check_values:
+            self._record_errors((x < 0).sum())
+        self.total.add_(x.sum())
+        self.largest.copy_(torch.maximum(self.largest, x.max()))
+        self.smallest.copy_(torch.minimum(self.smallest, x.min()))
+
+    def compute(self) -> Tensor:
+        return torch.stack([self.total, self.largest, self.smallest])
+
+
+class _Collect(Metric):
+    error_kinds = ("capacity exceeded",)
+
+    def __init__(self, capacity: int) -> None:
+        super().__init__()
+        self.register_state("values", torch.zeros(capacity), reduction="cat")
+
+    def update(self, x: Tensor) -> None:
+        self._cat_append("values", x)
+        if self.check_values:
+            self._record_errors(self._cat_overflow("values") - self._errors[0])
+
+    def compute(self) -> Tensor:
+        values, count = self._cat_values("values")
+        keep = torch.arange(values.shape[0]) < count
+        return torch.where(keep, values, 0.0).sum()
+
+
+def test_name_defaults_to_snake_case_of_the_class() -> None:
+    assert AccuracyMetric().name == "accuracy"
+    assert MeanMetric("loss").name == "loss"
+    assert _Sum().name == "sum"
+    assert _Collect(2).name == "collect"
+
+
+def test_name_must_be_a_string() -> None:
+    with pytest.raises(TypeError, match=r"Argument `name` must be a string or None. Received: name=3"):
+        AccuracyMetric(3)  # type: ignore[arg-type]
+
+
+def test_call_runs_update_then_compute_and_float_reads_the_value() -> None:
+    m = _Sum()
+    value = m(torch.tensor([1.0, 2.0]))
+    assert value.tolist() == [3.0, 2.0, 1.0]
+    m.update(torch.tensor([5.0]))
+    assert m.compute().tolist() == [8.0, 5.0, 1.0]
+    assert int(m.num_updates) == 2
+    assert float(MeanMetric()(torch.tensor([1.0, 2.0]))) == 1.5
+
+
+def test_compute_is_cached_until_the_next_update() -> None:
+    m = _Sum()
+    m.update(torch.tensor([1.0]))
+    first = m.compute()
+    assert m.compute() is first
+    m.update(torch.tensor([1.0]))
+    assert m.compute() is not first and float(m.compute()[0]) == 2.0
+
+
+def test_reset_keeps_addresses_and_restores_defaults() -> None:
+    m = _Sum()
+    pointers = [b.data_ptr() for b in m.buffers()]
+    m.update(torch.tensor([-1.0, 4.0]))
+    m.reset()
+    assert [b.data_ptr() for b in m.buffers()] == pointers
+    assert m.total.item() == 0.0 and m.largest.item() == -torch.inf and int(m.num_updates) == 0
+    m.compute()  # the negative value seen before the reset is forgotten too
+
+
+def test_merge_state_combines_by_reduction() -> None:
+    a, b = _Sum(), _Sum()
+    a.update(torch.tensor([1.0, 5.0]))
+    b.update(torch.tensor([-2.0, 3.0]))
+    with pytest.raises(MetricValueError):
+        b.compute()
+    merged = a.merge_state(b)
+    assert merged is a
+    with pytest.raises(MetricValueError, match=r"negative values \(1 value\)"):
+        a.compute()
+    a._errors.zero_()
+    assert a.compute().tolist() == [7.0, 5.0, -2.0]
+    assert int(a.num_updates) == 2
+
+
+def test_merge_state_rejects_other_metric_types() -> None:
+    with pytest.raises(TypeError, match="must hold metrics of type _Sum. Received: MeanMetric"):
+        _Sum().merge_state(MeanMetric())
+
+
+def test_value_errors_are_deferred_to_compute_and_can_be_turned_off() -> None:
+    checked, unchecked = _Sum(), _Sum(check_values=False)
+    for m in (checked, unchecked):
+        m.update(torch.tensor([-1.0, -2.0, 3.0]))
+    with pytest.raises(
+        MetricValueError,
+        match=r"`sum` received invalid data: negative values \(2 values\).*check_values=False",
+    ):
+        checked.compute()
+    assert unchecked.compute().tolist() == [0.0, 3.0, -2.0]
+
+
+def test_cat_state_appends_counts_overflow_and_merges() -> None:
+    m = _Collect(capacity=4)
+    m.update(torch.tensor([1.0, 2.0, 3.0]))
+    assert float(m.compute()) == 6.0
+    m.update(torch.tensor([10.0, 20.0]))  # one row past the capacity
+    assert int(m.values_count) == 5 and int(m._cat_overflow("values")) == 1
+    with pytest.raises(MetricValueError, match=r"capacity exceeded \(1 value\)"):
+        m.compute()
+    a, b = _Collect(capacity=4), _Collect(capacity=4)
+    a.update(torch.tensor([1.0]))
+    b.update(torch.tensor([2.0, 3.0]))
+    assert float(a.merge_state(b).compute()) == 6.0
+    assert a._cat_values("values")[0].tolist() == [1.0, 2.0, 3.0, 0.0]
+
+
+def test_register_state_validates_its_arguments() -> None:
+    m = _Sum()
+    with pytest.raises(ValueError, match=r"Argument `reduction` must be one of .* Received: reduction='mean'"):
+        m.register_state("x", torch.zeros(()), reduction="mean")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="Argument `tensor` must be a torch.Tensor. Received: tensor=list"):
+        m.register_state("x", [0.0])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="must have a capacity dimension for reduction='cat'"):
+        m.register_state("x", torch.zeros(()), reduction="cat")
+
+
+def test_persistent_states_go_into_state_dict_and_come_back() -> None:
+    class Persistent(Metric):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_state("total", torch.zeros(()), persistent=True)
+
+        def update(self, x: Tensor) -> None:
+            self.total.add_(x.sum())
+
+        def compute(self) -> Tensor:
+            return self.total.clone()
+
+    a = Persistent()
+    a.update(torch.tensor([2.0, 3.0]))
+    b = Persistent()
+    b.compute()
+    b.load_state_dict(a.state_dict())
+    assert float(b.compute()) == 5.0  # the cached value was dropped by the load
+
+
+def test_zero_dim_states_survive_compilation() -> None:
+    """torch 2.13 drops in-place updates of 0-d graph inputs; the base stores them as (1,)."""
+    m = AccuracyMetric()
+    step = torch.compile(m.update, backend="aot_eager", fullgraph=True)
+    step(torch.tensor([0, 1, 1]), torch.tensor([0, 1, 0]))
+    step(torch.tensor([0, 1, 1]), torch.tensor([0, 1, 0]))
+    assert m.correct.item() == 4.0 and m.total.item() == 6.0 and int(m.num_updates) == 2
