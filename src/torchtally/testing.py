@@ -67,7 +67,7 @@ def _check_fake(
     metric: Metric, args: tuple[Any, ...], kwargs: dict[str, Any], with_compute: bool
 ) -> None:
     mode = FakeTensorMode()
-    fake_metric = _fake_copy(metric, mode)
+    fake_metric: Metric = _fake_copy(metric, mode)  # type: ignore[assignment]
     fake_args, fake_kwargs = tree_map(
         lambda x: mode.from_tensor(x) if isinstance(x, Tensor) else x, (args, kwargs)
     )

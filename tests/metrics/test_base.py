@@ -55,7 +55,9 @@ def test_name_defaults_to_snake_case_of_the_class() -> None:
 
 
 def test_name_must_be_a_string() -> None:
-    with pytest.raises(TypeError, match=r"Argument `name` must be a string or None. Received: name=3"):
+    with pytest.raises(
+        TypeError, match=r"Argument `name` must be a string or None. Received: name=3"
+    ):
         AccuracyMetric(3)  # type: ignore[arg-type]
 
 
@@ -104,7 +106,7 @@ def test_merge_state_combines_by_reduction() -> None:
 
 
 def test_merge_state_rejects_other_metric_types() -> None:
-    with pytest.raises(TypeError, match="must hold metrics of type _Sum. Received: MeanMetric"):
+    with pytest.raises(TypeError, match=r"must hold metrics of type _Sum. Received: MeanMetric"):
         _Sum().merge_state(MeanMetric())
 
 
@@ -137,11 +139,15 @@ def test_cat_state_appends_counts_overflow_and_merges() -> None:
 
 def test_register_state_validates_its_arguments() -> None:
     m = _Sum()
-    with pytest.raises(ValueError, match=r"Argument `reduction` must be one of .* Received: reduction='mean'"):
+    with pytest.raises(
+        ValueError, match=r"Argument `reduction` must be one of .* Received: reduction='mean'"
+    ):
         m.register_state("x", torch.zeros(()), reduction="mean")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="Argument `tensor` must be a torch.Tensor. Received: tensor=list"):
+    with pytest.raises(
+        TypeError, match=r"Argument `tensor` must be a torch.Tensor. Received: tensor=list"
+    ):
         m.register_state("x", [0.0])  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="must have a capacity dimension for reduction='cat'"):
+    with pytest.raises(ValueError, match=r"must have a capacity dimension for reduction='cat'"):
         m.register_state("x", torch.zeros(()), reduction="cat")
 
 

@@ -8,6 +8,7 @@ the data checks.
 from __future__ import annotations
 
 import copy
+import itertools
 from typing import Any
 
 import cases_classification
@@ -60,7 +61,7 @@ def test_batches_accumulate_to_the_whole(case: Case) -> None:
     n = 40
     whole = case.batch(torch.Generator().manual_seed(1), n)
     bounds = [0, 7, 8, 25, 40]
-    parts = [_slice(whole, n, a, b) for a, b in zip(bounds, bounds[1:])]
+    parts = [_slice(whole, n, a, b) for a, b in itertools.pairwise(bounds)]
     _assert_values_equal(_run(case.make(), parts), _run(case.make(), [whole]), case.exact)
 
 

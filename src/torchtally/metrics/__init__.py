@@ -8,6 +8,7 @@ from torchtally._errors import MetricValueError
 from torchtally.metrics._base import Metric, Reduction
 from torchtally.metrics.aggregation import LearningRateMetric, MeanMetric, PerplexityMetric
 from torchtally.metrics.classification import AccuracyMetric
+from torchtally.metrics.collection import MetricCollection
 from torchtally.metrics.regression import MAEMetric, MSEMetric, R2ScoreMetric, SMAPEMetric
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "MSEMetric",
     "MeanMetric",
     "Metric",
+    "MetricCollection",
     "MetricValueError",
     "PerplexityMetric",
     "R2ScoreMetric",

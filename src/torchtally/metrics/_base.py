@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, Literal, TypeVar
 
 import torch
@@ -63,8 +63,15 @@ def _checked_compute(compute: _F) -> _F:
     def wrapped(self: Metric) -> Any:
         if self._cached is not None:
             return self._cached
-        self.check_errors()
-        value = compute(self)
+        synced_here = self._should_sync()
+        if synced_here:
+            self.sync()
+        try:
+            self.check_errors()
+            value = compute(self)
+        finally:
+            if synced_here:
+                self.unsync()
         self._cached = value
         return value
 
@@ -137,8 +144,16 @@ class Metric(nn.Module, ABC):
         self._scalar_states: set[str] = set()
         self._update_depth = 0
         self._cached: Any = None
-        self._register("_num_updates", torch.zeros((), dtype=torch.int64), False, "sum")
-        self._register("_errors", torch.zeros(len(self.error_kinds), dtype=torch.int64), False, "sum")
+        self._local_states: dict[str, Tensor] | None = None
+        #: Reduce the state over the process group in `compute` when torch.distributed is on.
+        self.sync_on_compute = True
+        #: The process group `compute` syncs over (None: the default group).
+        self.process_group: Any = None
+        # Bookkeeping is always persistent: a resumed evaluation must still raise earlier errors.
+        self._register("_num_updates", torch.zeros((), dtype=torch.int64), True, "sum")
+        self._register(
+            "_errors", torch.zeros(len(self.error_kinds), dtype=torch.int64), True, "sum"
+        )
         if type(self).reset is not Metric.reset:
             # cstorch metrics define their state in `reset`; register it now, as cstorch does.
             self.reset()
@@ -193,7 +208,9 @@ class Metric(nn.Module, ABC):
             del self._buffers[name]
         self._register(name, tensor, persistent, reduction)
         if reduction == "cat":
-            self._register(name + _COUNT_SUFFIX, torch.zeros((), dtype=torch.int64), persistent, "sum")
+            self._register(
+                name + _COUNT_SUFFIX, torch.zeros((), dtype=torch.int64), persistent, "sum"
+            )
 
     def _register(self, name: str, tensor: Tensor, persistent: bool, reduction: Reduction) -> None:
         # torch 2.13's compiled graphs drop in-place updates of 0-d tensor inputs, so a 0-d
@@ -201,7 +218,8 @@ class Metric(nn.Module, ABC):
         scalar = tensor.dim() == 0
         if scalar:
             tensor = tensor.reshape(1)
-        device = self._buffers["_num_updates"].device if "_num_updates" in self._buffers else None
+        anchor = self._buffers.get("_num_updates")
+        device = anchor.device if anchor is not None else None
         value = tensor.detach().clone()
         self.register_buffer(name, value if device is None else value.to(device), persistent)
         if scalar:
@@ -214,6 +232,15 @@ class Metric(nn.Module, ABC):
         if scalars is not None and name in scalars and name in self.__dict__["_buffers"]:
             return self.__dict__["_buffers"][name].view(())
         return super().__getattr__(name)
+
+    def persistent(self, mode: bool = True) -> Metric:
+        """Include every state in `state_dict()` (mode=True) or leave them all out."""
+        for name in self._reductions:
+            if mode:
+                self._non_persistent_buffers_set.discard(name)
+            else:
+                self._non_persistent_buffers_set.add(name)
+        return self
 
     def state_names(self) -> list[str]:
         """Names of the registered states (bookkeeping states excluded)."""
@@ -306,6 +333,54 @@ class Metric(nn.Module, ABC):
         """How many times `update` ran since the last reset (a 0-d int64 tensor)."""
         return self._num_updates
 
+    # ----------------------------------------------------------------- shared statistics
+
+    def shared_statistic(self) -> Hashable | None:
+        """A key naming the sufficient statistic this metric's state holds, or None.
+
+        Metrics of a `MetricCollection` with equal keys share one state and one `update`:
+        equal keys promise identical state layouts and identical update semantics (the key
+        holds every constructor argument that `update` depends on), while `compute` may differ.
+        """
+        return None
+
+    def derives_from(self, statistic: Hashable) -> bool:
+        """Whether this metric's state can be computed from another metric's statistic
+        `statistic` (a `shared_statistic()` key); then a collection skips this metric's
+        `update` and calls `load_derived` before computing it."""
+        return False
+
+    def load_derived(self, source: Metric) -> None:
+        """Fill this metric's state in place from `source`, whose statistic it derives from."""
+        raise NotImplementedError(f"{type(self).__name__} derives from no statistic")
+
+    # ---------------------------------------------------------------------- distributed
+
+    def sync(self, process_group: Any = None) -> None:
+        """Replace the local state with the global one over `process_group` (every rank must
+        call it). One collective per (dtype, reduction) of the states; `unsync` undoes it."""
+        from torchtally.distributed._sync import sync_states
+
+        sync_states([self], process_group if process_group is not None else self.process_group)
+
+    def unsync(self) -> None:
+        """Restore the local state saved by `sync`."""
+        from torchtally.distributed._sync import unsync_states
+
+        unsync_states([self])
+
+    @property
+    def is_synced(self) -> bool:
+        """Whether the state currently holds the global values (between sync and unsync)."""
+        return self._local_states is not None
+
+    def _should_sync(self) -> bool:
+        if not self.sync_on_compute or self.is_synced or tracing(self._num_updates):
+            return False
+        from torchtally.distributed._sync import distributed_world_size
+
+        return distributed_world_size(self.process_group) > 1
+
     # ---------------------------------------------------------------------- combination
 
     def merge_state(self, others: Metric | Sequence[Metric]) -> Metric:
@@ -322,7 +397,10 @@ class Metric(nn.Module, ABC):
 
     def _merge_one(self, other: Metric) -> None:
         for name, reduction in self._reductions.items():
-            if name.endswith(_COUNT_SUFFIX) and self._reductions.get(name[: -len(_COUNT_SUFFIX)]) == "cat":
+            if (
+                name.endswith(_COUNT_SUFFIX)
+                and self._reductions.get(name[: -len(_COUNT_SUFFIX)]) == "cat"
+            ):
                 continue  # merged together with its `cat` buffer
             mine: Tensor = self._buffers[name]  # type: ignore[assignment]
             theirs: Tensor = other._buffers[name].to(mine.device)  # type: ignore[union-attr]
@@ -352,10 +430,11 @@ def _snake_case(class_name: str) -> str:
     base = class_name.lstrip("_").removesuffix("Metric") or class_name
     out = []
     for i, char in enumerate(base):
-        if char.isupper() and i and (not base[i - 1].isupper() or (i + 1 < len(base) and base[i + 1].islower())):
+        if (
+            char.isupper()
+            and i
+            and (not base[i - 1].isupper() or (i + 1 < len(base) and base[i + 1].islower()))
+        ):
             out.append("_")
         out.append(char.lower())
     return "".join(out)
-
-
-

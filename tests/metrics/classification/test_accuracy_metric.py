@@ -15,7 +15,9 @@ from torchtally.metrics import AccuracyMetric
 
 @settings(max_examples=50, deadline=None)
 @given(n=st.integers(1, 80), num_classes=st.integers(2, 6), seed=st.integers(0, 2**31 - 1))
-def test_accuracy_of_indices_and_scores_matches_sklearn(n: int, num_classes: int, seed: int) -> None:
+def test_accuracy_of_indices_and_scores_matches_sklearn(
+    n: int, num_classes: int, seed: int
+) -> None:
     g = torch.Generator().manual_seed(seed)
     labels = torch.randint(0, num_classes, (n,), generator=g)
     scores = torch.randn(n, num_classes, generator=g, dtype=torch.float64)
@@ -58,4 +60,6 @@ def test_shape_mismatch_names_both_shapes() -> None:
     with pytest.raises(ValueError, match=r"labels.shape=\(3,\), predictions.shape=\(4, 2\)"):
         AccuracyMetric().update(torch.zeros(3, dtype=torch.long), torch.zeros(4, 2))
     with pytest.raises(ValueError, match="must hold floating-point class scores"):
-        AccuracyMetric().update(torch.zeros(3, dtype=torch.long), torch.zeros(3, 2, dtype=torch.long))
+        AccuracyMetric().update(
+            torch.zeros(3, dtype=torch.long), torch.zeros(3, 2, dtype=torch.long)
+        )

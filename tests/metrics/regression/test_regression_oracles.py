@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import torch
@@ -29,7 +31,7 @@ def regression_data(draw: st.DrawFn, outputs: int = 1) -> tuple[np.ndarray, np.n
 
 def _accumulate(metric, y: np.ndarray, p: np.ndarray, cuts: list[int], dtype: torch.dtype):
     bounds = [0, *cuts, len(y)]
-    for a, b in zip(bounds, bounds[1:]):
+    for a, b in itertools.pairwise(bounds):
         metric.update(torch.tensor(y[a:b], dtype=dtype), torch.tensor(p[a:b], dtype=dtype))
     return metric.compute()
 
@@ -109,9 +111,13 @@ def test_smape_hand_computed() -> None:
 def test_shape_errors_name_the_arguments() -> None:
     with pytest.raises(ValueError, match=r"`labels` and `predictions` must have the same shape"):
         MSEMetric().update(torch.zeros(3), torch.zeros(4))
-    with pytest.raises(ValueError, match=r"Argument `num_outputs` must be an integer >= 1. Received: num_outputs=0"):
+    with pytest.raises(
+        ValueError, match=r"Argument `num_outputs` must be an integer >= 1. Received: num_outputs=0"
+    ):
         R2ScoreMetric(num_outputs=0)
     with pytest.raises(ValueError, match=r"Argument `multioutput` must be one of"):
         R2ScoreMetric(multioutput="mean")
-    with pytest.raises(ValueError, match=r"Argument `labels` must have shape \(N,\) for num_outputs=1"):
+    with pytest.raises(
+        ValueError, match=r"Argument `labels` must have shape \(N,\) for num_outputs=1"
+    ):
         R2ScoreMetric().update(torch.zeros(3, 2), torch.zeros(3, 2))

@@ -8,12 +8,12 @@ from torch import Tensor
 from torchtally.functional._checks import check_same_shape
 
 __all__ = [
+    "absolute_error_update",
     "mean_absolute_error",
     "mean_squared_error",
     "smape",
     "smape_update",
     "squared_error_update",
-    "absolute_error_update",
 ]
 
 

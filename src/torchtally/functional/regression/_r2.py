@@ -10,7 +10,7 @@ from torch import Tensor
 from torchtally._errors import check_choice
 from torchtally.functional._checks import check_same_shape
 
-__all__ = ["MULTIOUTPUT", "r2_score", "r2_compute", "r2_update"]
+__all__ = ["MULTIOUTPUT", "r2_compute", "r2_score", "r2_update"]
 
 MULTIOUTPUT = ("uniform_average", "raw_values", "variance_weighted")
 

@@ -33,7 +33,12 @@ class LearningRateMetric(Metric):
     def __init__(self, name: str | None = None, *, param_group: int = 0) -> None:
         super().__init__(name)
         self.param_group = param_group
-        self.register_state("value", torch.full((), -torch.inf, dtype=torch.float64), reduction="max")
+        self.register_state(
+            "value",
+            torch.full((), -torch.inf, dtype=torch.float64),
+            reduction="max",
+            persistent=True,
+        )
 
     def update(self, learning_rate: Tensor | float | torch.optim.Optimizer) -> None:
         """Record the current rate: a number, a tensor, or an optimizer to read it from."""

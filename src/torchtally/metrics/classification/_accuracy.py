@@ -36,8 +36,8 @@ class AccuracyMetric(Metric):
     ) -> None:
         super().__init__(name, check_values=check_values)
         self.threshold = float(threshold)
-        self.register_state("correct", torch.zeros((), dtype=torch.float64))
-        self.register_state("total", torch.zeros((), dtype=torch.float64))
+        self.register_state("correct", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("total", torch.zeros((), dtype=torch.float64), persistent=True)
 
     def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
         """Count one batch.
