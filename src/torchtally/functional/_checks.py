@@ -21,7 +21,9 @@ __all__ = [
 def check_tensor(name: str, value: object) -> Tensor:
     """Return `value` if it is a tensor, else raise naming the argument."""
     if not isinstance(value, Tensor):
-        raise TypeError(f"Argument `{name}` must be a torch.Tensor. Received: {type(value).__name__}")
+        raise TypeError(
+            f"Argument `{name}` must be a torch.Tensor. Received: {type(value).__name__}"
+        )
     return value
 
 

@@ -7,12 +7,32 @@ state tensors without reading them, `compute` returns the value, `metric(...)` d
 from torchtally._errors import MetricValueError
 from torchtally.metrics._base import Metric, Reduction
 from torchtally.metrics.aggregation import LearningRateMetric, MeanMetric, PerplexityMetric
-from torchtally.metrics.classification import AccuracyMetric
+from torchtally.metrics.classification import (
+    AccuracyMetric,
+    ConfusionMatrixMetric,
+    DiceCoefficientMetric,
+    F1ScoreMetric,
+    FBetaScoreMetric,
+    MeanIOUMetric,
+    MeanPerClassAccuracyMetric,
+    PrecisionMetric,
+    RecallMetric,
+    TopKAccuracyMetric,
+)
 from torchtally.metrics.collection import MetricCollection
 from torchtally.metrics.regression import MAEMetric, MSEMetric, R2ScoreMetric, SMAPEMetric
 
 __all__ = [
     "AccuracyMetric",
+    "ConfusionMatrixMetric",
+    "DiceCoefficientMetric",
+    "F1ScoreMetric",
+    "FBetaScoreMetric",
+    "MeanIOUMetric",
+    "MeanPerClassAccuracyMetric",
+    "PrecisionMetric",
+    "RecallMetric",
+    "TopKAccuracyMetric",
     "LearningRateMetric",
     "MAEMetric",
     "MSEMetric",
