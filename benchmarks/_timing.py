@@ -26,6 +26,7 @@ def interleaved(
     inner: int = 1,
     warmup: int = 3,
     sync: Callable[[], None] | None = None,
+    prepare: dict[str, Callable[[], object]] | None = None,
 ) -> dict[str, Timing]:
     """Time each callable `inner` times per round over `rounds` rounds, round-robin.
 
@@ -35,6 +36,8 @@ def interleaved(
         inner: Calls per sample (the sample is their mean), for sub-10µs work.
         warmup: Untimed rounds first (compilation, caches, allocator).
         sync: Called after each sample's calls (e.g. torch.cuda.synchronize) before the clock.
+        prepare: name -> untimed callable run before each of that contender's samples
+            (e.g. a metric reset, so appended state never outgrows its capacity).
 
     Returns:
         name -> Timing with the median seconds per call.
@@ -42,6 +45,10 @@ def interleaved(
     samples: dict[str, list[float]] = {name: [] for name in contenders}
     for round_index in range(warmup + rounds):
         for name, fn in contenders.items():
+            if prepare and name in prepare:
+                prepare[name]()
+            if sync is not None:
+                sync()
             start = time.perf_counter()
             for _ in range(inner):
                 fn()

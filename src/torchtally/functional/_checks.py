@@ -45,7 +45,8 @@ def count_nonfinite(values: Tensor) -> Tensor | None:
     """Number of NaN or infinite entries; None for integer tensors, which cannot hold them."""
     if not values.is_floating_point():
         return None
-    return torch.logical_not(torch.isfinite(values)).sum()
+    # x - x is 0 for finite x and NaN for NaN or ±inf: two cheap kernels instead of isfinite's
+    return torch.isnan(values - values).sum()
 
 
 def count_negative(values: Tensor | None) -> Tensor | None:

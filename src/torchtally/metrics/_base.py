@@ -229,9 +229,22 @@ class Metric(nn.Module, ABC):
 
     def __getattr__(self, name: str) -> Any:
         scalars = self.__dict__.get("_scalar_states")
-        if scalars is not None and name in scalars and name in self.__dict__["_buffers"]:
-            return self.__dict__["_buffers"][name].view(())
+        if scalars is not None and name in scalars:
+            buffer = self.__dict__["_buffers"].get(name)
+            if buffer is not None:
+                return self._scalar_view(name, buffer)
         return super().__getattr__(name)
+
+    def _scalar_view(self, name: str, buffer: Tensor) -> Tensor:
+        if torch.compiler.is_compiling():
+            return buffer.view(())  # traced as a view of the buffer, so the update is kept
+        # Eager: reuse the view while it still views this very buffer (a move, a sync or a
+        # collection's aliasing replaces buffers), saving a view op on every state access.
+        views: dict[str, Tensor] = self.__dict__.setdefault("_views", {})
+        view = views.get(name)
+        if view is None or view._base is not buffer:
+            view = views[name] = buffer.view(())
+        return view
 
     def persistent(self, mode: bool = True) -> Metric:
         """Include every state in `state_dict()` (mode=True) or leave them all out."""

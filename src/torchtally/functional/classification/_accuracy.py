@@ -13,7 +13,7 @@ __all__ = ["accuracy", "accuracy_compute", "accuracy_update"]
 
 def accuracy_update(
     labels: Tensor, predictions: Tensor, weights: Tensor | None = None, threshold: float = 0.5
-) -> tuple[Tensor, Tensor]:
+) -> tuple[Tensor, Tensor | int]:
     """Sufficient statistics of one batch: (weighted) correct count and token count.
 
     As in cstorch, with weights the correct predictions are weighted and the denominator is
@@ -22,15 +22,15 @@ def accuracy_update(
     predicted = as_class_indices(labels, predictions, threshold)
     correct = predicted == labels
     if weights is None:
-        # new_full is a fill kernel: no host-to-device copy, unlike torch.tensor(n, device=...)
-        return correct.sum(), labels.new_full((), labels.numel(), dtype=torch.int64)
+        # a Python count: adding it to the state is one kernel, and no tensor is made for it
+        return correct.sum(), labels.numel()
     check_same_shape("labels", labels, "weights", weights)
     return (correct * weights).sum(), (weights > 0).sum()
 
 
-def accuracy_compute(correct: Tensor, total: Tensor) -> Tensor:
+def accuracy_compute(correct: Tensor, total: Tensor | int) -> Tensor:
     """Correct over total; NaN when nothing was counted."""
-    return correct.double() / total.double()
+    return correct.double() / total
 
 
 def accuracy(
