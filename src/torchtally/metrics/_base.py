@@ -357,6 +357,9 @@ class Metric(nn.Module, ABC):
         """
         return None
 
+    #: Whether a derived value is still right when the collection's updates carry `weights`.
+    derived_supports_weights: bool = True
+
     def derives_from(self, statistic: Hashable) -> bool:
         """Whether this metric's state can be computed from another metric's statistic
         `statistic` (a `shared_statistic()` key); then a collection skips this metric's

@@ -191,3 +191,57 @@ def test_errors_seen_before_an_interruption_still_raise_after_resuming() -> None
     resumed.load_state_dict(metric.state_dict())
     with pytest.raises(ValueError, match="non-finite predictions"):
         resumed.compute()
+
+
+def _classification_catalog(share: bool) -> MetricCollection:
+    from torchtally.metrics import (
+        ConfusionMatrixMetric,
+        F1ScoreMetric,
+        PrecisionMetric,
+        RecallMetric,
+    )
+
+    return MetricCollection(
+        {
+            "accuracy": AccuracyMetric(),
+            "precision": PrecisionMetric(4, average_type="macro"),
+            "recall": RecallMetric(4, average_type="weighted"),
+            "f1": F1ScoreMetric(4, average_type="macro"),
+            "confusion": ConfusionMatrixMetric(4),
+        },
+        share_statistics=share,
+    )
+
+
+def test_the_classification_catalog_runs_one_update_for_five_metrics() -> None:
+    shared, separate = _classification_catalog(True), _classification_catalog(False)
+    assert shared.groups == [["confusion"]]
+    # recall and F1 share precision's class counts; those counts and accuracy are read off the
+    # confusion matrix (accuracy through the counts), so only the confusion matrix is updated
+    assert shared.derived == {"accuracy": "precision", "precision": "confusion"}
+    assert shared["recall"].class_counts.data_ptr() == shared["precision"].class_counts.data_ptr()
+    g = torch.Generator().manual_seed(0)
+    for _ in range(3):
+        labels = torch.randint(0, 4, (25,), generator=g)
+        scores = torch.randn(25, 4, generator=g)
+        shared.update(labels, scores)
+        separate.update(labels, scores)
+    got, expected = shared.compute(), separate.compute()
+    for key in expected:
+        torch.testing.assert_close(got[key], expected[key], rtol=1e-12, atol=0)
+    assert int(shared["accuracy"].num_updates) == 3
+
+
+def test_weights_are_refused_where_a_derived_metric_cannot_express_them() -> None:
+    shared = _classification_catalog(True)
+    with pytest.raises(
+        ValueError, match=r"Argument `weights` cannot be used with metrics \['accuracy'\]"
+    ):
+        shared.update(torch.tensor([0, 1]), torch.tensor([0, 1]), weights=torch.ones(2))
+
+
+def test_errors_of_the_shared_statistic_surface_in_derived_metrics() -> None:
+    shared = _classification_catalog(True)
+    shared.update(torch.tensor([0, 7]), torch.tensor([0, 1]))
+    with pytest.raises(ValueError, match=r"labels outside"):
+        shared.compute()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import final
 
 import torch
@@ -55,3 +56,27 @@ class AccuracyMetric(Metric):
 
     def compute(self) -> Tensor:
         return accuracy_compute(self.correct, self.total)
+
+    # In a collection, accuracy is read off a multiclass confusion statistic instead of being
+    # updated on its own. cstorch's weighting (denominator = count of positive weights) cannot
+    # be read off weighted counts, so such a collection refuses `weights`.
+    derived_supports_weights = False
+
+    def derives_from(self, statistic: Hashable) -> bool:
+        return (
+            isinstance(statistic, tuple)
+            and len(statistic) == 5
+            and statistic[0] in ("class_counts", "confusion_matrix")
+            and statistic[1] == "multiclass"
+            and statistic[3] == self.threshold
+        )
+
+    def load_derived(self, source: Metric) -> None:
+        if "class_counts" in source.state_names():
+            counts = source.class_counts
+            correct, total = counts[0].sum(), counts[2].sum()
+        else:
+            matrix = source.confusion_matrix
+            correct, total = matrix.diagonal().sum(), matrix.sum()
+        self.correct.copy_(correct)
+        self.total.copy_(total)

@@ -105,10 +105,21 @@ class MetricCollection(nn.Module):
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         """Update every metric (each shared statistic once) with the same inputs."""
+        if "weights" in kwargs and kwargs["weights"] is not None:
+            self._refuse_weights_for_derived()
         for group in self.groups:
             self._metric(group[0]).update(*args, **kwargs)
         for name in self.metrics:
             self._metric(name)._cached = None
+
+    def _refuse_weights_for_derived(self) -> None:
+        refusing = [n for n in self._sources if not self._metric(n).derived_supports_weights]
+        if refusing:
+            raise ValueError(
+                f"Argument `weights` cannot be used with metrics {refusing} of this collection: "
+                "they are derived from a shared statistic that cannot express their weighting. "
+                "Build the collection with share_statistics=False to update them on their own."
+            )
 
     def compute(self) -> dict[str, Any]:
         """Compute every metric: `{prefix + name + postfix: value}`, synced across ranks."""
@@ -134,16 +145,29 @@ class MetricCollection(nn.Module):
         try:
             for _, metric in self._items():
                 metric.sync_on_compute = False
-            for name, source in self._sources.items():
-                self._metric(source).check_errors()
-                self._metric(name).load_derived(self._metric(source))
-                self._metric(name)._cached = None
+            loaded: set[str] = set()
+            for name in self._sources:
+                self._load_derived(name, loaded)
             for name, metric in self._items():
                 results[f"{self.prefix}{name}{self.postfix}"] = metric.compute()
         finally:
             for name, metric in self._items():
                 metric.sync_on_compute = saved[name]
         return results
+
+    def _load_derived(self, name: str, loaded: set[str]) -> None:
+        """Fill a derived metric from its source, loading the source first if it is derived."""
+        if name in loaded:
+            return
+        source = self._sources[name]
+        if source in self._sources:
+            self._load_derived(source, loaded)
+        self._metric(source).check_errors()
+        derived = self._metric(name)
+        derived.load_derived(self._metric(source))
+        derived._num_updates.copy_(self._metric(source)._num_updates)
+        derived._cached = None
+        loaded.add(name)
 
     def forward(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """Update with the batch, then return `compute()`."""
