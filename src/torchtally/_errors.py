@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,8 +23,12 @@ class MetricValueError(ValueError):
 
 
 def tracing(*tensors: Tensor) -> bool:
-    """True while torch.compile traces, or when any tensor is fake or meta (no values to read)."""
+    """True while torch.compile traces, inside a cstorch-style traced step (where reading a
+    tensor is an error), or when any tensor is fake or meta (no values to read)."""
     if torch.compiler.is_compiling():
+        return True
+    guard = sys.modules.get("torchtally.runtime._guard")
+    if guard is not None and guard.reads_forbidden():
         return True
     from torch._subclasses.fake_tensor import FakeTensor
 

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.distributed as dist
 import torch.distributed._functional_collectives as funcol
 from torch import Tensor
 
-from torchtally.metrics._base import _COUNT_SUFFIX, Metric
+if TYPE_CHECKING:  # the metrics package imports this module: no runtime import back
+    from torchtally.metrics._base import Metric
 
 __all__ = ["distributed_world_size", "sync_states", "unsync_states"]
 
@@ -79,7 +80,7 @@ def unsync_states(metrics: Sequence[Metric]) -> None:
 def _reduce_groups(metrics: Sequence[Metric], pg: Any) -> None:
     groups: dict[tuple[torch.dtype, str], list[Tensor]] = defaultdict(list)
     for metric in metrics:
-        cat_counts = {n + _COUNT_SUFFIX for n, _, r in metric.states() if r == "cat"}
+        cat_counts = {metric.cat_count_name(n) for n, _, r in metric.states() if r == "cat"}
         for name, buffer, reduction in metric.states():
             if reduction != "cat" and name not in cat_counts:
                 groups[(buffer.dtype, reduction)].append(buffer)
@@ -98,7 +99,7 @@ def _gather_cat_states(metrics: Sequence[Metric], pg: Any) -> None:
     if not entries:
         return
     world = dist.get_world_size(pg)
-    counts = torch.cat([m._buffers[n + _COUNT_SUFFIX].reshape(1) for m, n, _ in entries])  # type: ignore[union-attr]
+    counts = torch.cat([m._buffers[m.cat_count_name(n)].reshape(1) for m, n, _ in entries])  # type: ignore[union-attr]
     all_counts = _wait(funcol.all_gather_tensor(counts, 0, pg)).view(world, len(entries))
     by_dtype: dict[torch.dtype, list[int]] = defaultdict(list)
     for index, (_, _, buffer) in enumerate(entries):
@@ -130,4 +131,4 @@ def _install_gathered(metric: Metric, name: str, per_rank: Tensor, counts: Tenso
     # Keep `count - capacity` equal to the rows lost on any rank, so overflow still raises.
     count = torch.where(overflow > 0, total_capacity + overflow, valid.sum())
     metric._buffers[name] = merged
-    metric._buffers[name + _COUNT_SUFFIX] = count.reshape(1)
+    metric._buffers[metric.cat_count_name(name)] = count.reshape(1)

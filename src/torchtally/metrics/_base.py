@@ -255,6 +255,11 @@ class Metric(nn.Module, ABC):
                 self._non_persistent_buffers_set.add(name)
         return self
 
+    @staticmethod
+    def cat_count_name(name: str) -> str:
+        """The name of the fill-count state of the `cat` state `name`."""
+        return name + _COUNT_SUFFIX
+
     def state_names(self) -> list[str]:
         """Names of the registered states (bookkeeping states excluded)."""
         return [n for n in self._reductions if not n.startswith("_")]

@@ -1,0 +1,16 @@
+"""Automatic mixed precision the cstorch way: loss scaling without host reads.
+
+`GradScaler` scales the loss (statically or dynamically), `optimizer_step` runs the whole
+scale / backward / unscale / clip / step recipe, and `use_bfloat16` picks the half dtype that
+`autocast` (and backends built with `mixed_precision=True`) compute in.
+
+Example:
+    >>> grad_scaler = GradScaler(loss_scale="dynamic")
+    >>> optimizer_step(loss, optimizer, grad_scaler, max_gradient_norm=1.0)
+"""
+
+from torchtally.amp._grad_scaler import GradScaler
+from torchtally.amp._optimizer_step import optimizer_step
+from torchtally.amp._precision import autocast, get_half_dtype, use_bfloat16
+
+__all__ = ["GradScaler", "autocast", "get_half_dtype", "optimizer_step", "use_bfloat16"]

@@ -1,0 +1,41 @@
+"""The cstorch programming model on stock PyTorch: backends, compiled models, traced steps.
+
+A cstorch program creates a `backend`, `compile`s its model, decorates its step function with
+`trace` (alias `compile_step`), and reads tensors only in `step_closure`s and
+`checkpoint_closure`s, which run after the step. `save` / `load` write and read checkpoints;
+`summarize_scalar` logs to TensorBoard through the `DataExecutor`'s writer.
+
+Example:
+    >>> import torchtally as cstorch
+    >>> backend = cstorch.backend("CPU")
+    >>> compiled_model = cstorch.compile(model, backend)
+    >>> @cstorch.trace
+    ... def training_step(batch):
+    ...     ...
+"""
+
+from torchtally.runtime._backend import Backend, backend, current_backend
+from torchtally.runtime._checkpoint import load, save
+from torchtally.runtime._closures import checkpoint_closure, step_closure
+from torchtally.runtime._compile import CompiledModel, compile
+from torchtally.runtime._guard import TensorReadError, reads_forbidden
+from torchtally.runtime._step import compile_step, in_step, trace
+from torchtally.runtime._summary import summarize_scalar
+
+__all__ = [
+    "Backend",
+    "CompiledModel",
+    "TensorReadError",
+    "backend",
+    "checkpoint_closure",
+    "compile",
+    "compile_step",
+    "current_backend",
+    "in_step",
+    "load",
+    "reads_forbidden",
+    "save",
+    "step_closure",
+    "summarize_scalar",
+    "trace",
+]

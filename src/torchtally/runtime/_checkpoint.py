@@ -1,0 +1,221 @@
+"""`save` and `load`: cstorch-style checkpoints in an atomic HDF5 format that never unpickles.
+
+`save(state_dict, path)` is used like `torch.save`, `load(path, map_location=None)` like
+`torch.load`. The file layout is described in `_checkpoint_format`. Three guarantees:
+
+- Atomic: the file is written under a temporary name in the target directory, fsynced, marked
+  complete, and only then renamed onto `path`; a crash mid-save leaves the previous checkpoint
+  and never a half-written file at a checkpoint path.
+- Safe to load: the format holds typed data only (JSON manifest, numeric datasets), and `load`
+  validates all of it; a damaged or hostile file raises `CheckpointError` and runs nothing.
+  `torch.save` files are accepted too, but only through `torch.load(weights_only=True)`.
+- Exact: every tensor dtype (bfloat16 and float8 as bits), tied tensors stay tied, and
+  container and key types (int keys of optimizer state, tuples, OrderedDict) come back as saved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import os
+import uuid
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, Literal
+
+import torch
+
+from torchtally._errors import check_int
+from torchtally.runtime._checkpoint_decode import decode_tree, device_mapper
+from torchtally.runtime._checkpoint_encode import EncodedTree, encode_tree
+from torchtally.runtime._checkpoint_format import CheckpointError, import_h5py
+from torchtally.runtime._checkpoint_hdf5 import read_container, write_container
+from torchtally.runtime._checkpoint_retention import record_and_prune
+
+__all__ = ["CheckpointError", "load", "save"]
+
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+class _Unset(enum.Enum):
+    TOKEN = 0
+
+
+_UNSET = _Unset.TOKEN
+
+# Test seam, called as hook(stage, temp_path) at stage "partial" (some storages written) and
+# "written" (file complete and fsynced, not yet renamed). The kill-and-resume test sets it in a
+# child process to stop a save at a known point; it is never set otherwise.
+_pause_hook: Callable[[str, str], None] | None = None
+
+
+def save(
+    state_dict: Any,
+    path: str | os.PathLike[str],
+    *,
+    max_checkpoints: int | Literal[_Unset.TOKEN] | None = _UNSET,
+) -> None:
+    """Save `state_dict` to `path` atomically, as a torchtally HDF5 checkpoint.
+
+    Args:
+        state_dict: What to save: nested dicts, lists and tuples of tensors (any dtype,
+            including bfloat16; tied tensors stay tied), numpy arrays, None, bool, int, float,
+            complex, str and bytes. Typically {"model": ..., "optimizer": ..., "step": ...}.
+        path: The file to write. Its directory must exist; an existing file is replaced.
+        max_checkpoints: After this save, keep at most this many of the checkpoints this
+            process saved in the same directory, deleting the oldest; None keeps all. Defaults
+            to the active backend's `max_checkpoints` (None without a backend).
+
+    Raises:
+        TypeError: `state_dict` holds something the format cannot store exactly.
+        ImportError: h5py is not installed (`pip install torchtally[checkpoint]`).
+
+    Example:
+        >>> save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": 100},
+        ...      "ckpt/step_100.h5", max_checkpoints=3)
+    """
+    h5py = import_h5py()
+    target = _save_target(path)
+    limit = _resolve_limit(max_checkpoints)
+    tree = encode_tree(state_dict)  # refuses bad input before any file is created
+    _write_atomically(h5py, target, tree)
+    record_and_prune(target, limit)
+
+
+def load(path: str | os.PathLike[str], map_location: Any = None) -> Any:
+    """Load a checkpoint written by `save` (or a `torch.save` file, with weights_only=True).
+
+    Args:
+        path: The checkpoint file.
+        map_location: Like torch.load's: None keeps each tensor on the device it was saved
+            from; a str or torch.device puts every tensor there; a dict maps saved device
+            strings (e.g. "cuda:0") to devices.
+
+    Returns:
+        The saved object, with the container, key and tensor types it was saved with.
+
+    Raises:
+        CheckpointError: The file is truncated, corrupt, incomplete, from a newer format
+            version, not a checkpoint, or a pickle that weights_only loading refuses.
+        FileNotFoundError: `path` does not name a file.
+
+    Example:
+        >>> state = load("ckpt/step_100.h5", map_location="cpu")
+        >>> model.load_state_dict(state["model"])
+    """
+    target = _existing_file(path)
+    place = device_mapper(map_location)  # argument errors before touching the file
+    with open(target, "rb") as handle:
+        head = handle.read(len(_HDF5_SIGNATURE))
+    if head.startswith(b"PK\x03\x04") or head[:1] == b"\x80":  # torch.save: zip, or legacy pickle
+        return _load_torch_file(target, map_location)
+    if head != _HDF5_SIGNATURE:
+        raise CheckpointError(
+            f"Cannot load {target!r}: it is neither a torchtally checkpoint (HDF5) nor a "
+            f"torch.save file (its first bytes are {head!r})."
+        )
+    h5py = import_h5py()
+    try:
+        with h5py.File(target, "r") as f:
+            manifest, specs, arrays = read_container(h5py, f)
+        return decode_tree(manifest, specs, arrays, place)
+    except CheckpointError as err:
+        raise CheckpointError(f"Cannot load {target!r}: {err}") from err
+    except Exception as err:  # HDF5 and numpy report damage as OSError, KeyError, ValueError...
+        raise CheckpointError(
+            f"Cannot load {target!r}: the file is damaged or is not a valid checkpoint "
+            f"({type(err).__name__}: {err})."
+        ) from err
+
+
+def _load_torch_file(target: str, map_location: Any) -> Any:
+    try:
+        return torch.load(target, map_location=map_location, weights_only=True)
+    except Exception as err:
+        raise CheckpointError(
+            f"Cannot load {target!r} as a torch.save file: it was loaded with "
+            f"weights_only=True, which only accepts tensors and plain containers ({err})."
+        ) from err
+
+
+def _write_atomically(h5py: ModuleType, target: str, tree: EncodedTree) -> None:
+    """Write under a temporary name in the target's directory, fsync, then rename onto it."""
+    directory, name = os.path.split(target)
+    # Same directory, so the rename is atomic (same filesystem); hidden and unique per save.
+    temp = os.path.join(directory, f".{name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp")
+    hook = _pause_hook
+    try:
+        write_container(h5py, temp, tree, None if hook is None else lambda s: hook(s, temp))
+        _fsync_path(temp, os.O_RDONLY)
+        if hook is not None:
+            hook("written", temp)
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(temp)
+        raise
+    if os.name == "posix":  # make the rename itself durable
+        _fsync_path(directory, os.O_RDONLY)
+
+
+def _fsync_path(path: str, flags: int) -> None:
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    except OSError:
+        if os.path.isfile(path):
+            raise  # a file that cannot be synced is a failed save; some systems refuse dirs
+    finally:
+        os.close(fd)
+
+
+def _as_path(path: Any) -> str:
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        text = None
+    if not isinstance(text, str):
+        raise TypeError(f"Argument `path` must be a str or os.PathLike. Received: {path!r}")
+    return os.path.abspath(text)
+
+
+def _save_target(path: Any) -> str:
+    target = _as_path(path)
+    if os.path.isdir(target):
+        raise IsADirectoryError(f"Argument `path` must name a file, not a directory: {target!r}")
+    if not os.path.isdir(os.path.dirname(target)):
+        raise FileNotFoundError(
+            f"Argument `path` must be in an existing directory. Received: {target!r}"
+        )
+    return target
+
+
+def _existing_file(path: Any) -> str:
+    target = _as_path(path)
+    if not os.path.isfile(target):
+        raise FileNotFoundError(f"Argument `path` must name an existing file. Received: {target!r}")
+    return target
+
+
+def _resolve_limit(explicit: int | Literal[_Unset.TOKEN] | None) -> int | None:
+    if explicit is not _UNSET:
+        check_int("max_checkpoints", explicit, 1, allow_none=True)
+        return explicit
+    backend = _current_backend()
+    if backend is None:
+        return None
+    value = getattr(backend, "max_checkpoints", None)
+    check_int("max_checkpoints", value, 1, allow_none=True)
+    return value
+
+
+def _current_backend() -> Any:
+    """The active cstorch backend, or None; the backend module is optional at this layer."""
+    try:
+        from torchtally.runtime._backend import current_backend
+    except ImportError as err:
+        # Tolerate only the backend module (or its function) being absent, not its own bugs.
+        if err.name not in ("torchtally.runtime._backend", "torchtally.runtime", "torchtally"):
+            raise
+        return None
+    return current_backend()

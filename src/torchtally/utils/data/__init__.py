@@ -1,0 +1,30 @@
+"""Data loading and run execution for cstorch programs.
+
+`DataLoader` builds a torch loader from an input function in each process, `DataExecutor`
+drives the run (batches, step closures, checkpoint steps, throughput), and the sharding helpers
+split a dataset across ranks and loader workers.
+
+Example:
+    >>> dataloader = DataLoader(input_fn, batch_size=32)
+    >>> for batch in DataExecutor(dataloader, num_steps=100, checkpoint_steps=10):
+    ...     loss = training_step(batch)
+"""
+
+from torchtally.utils.data._dataloader import DataLoader
+from torchtally.utils.data._executor import DataExecutor
+from torchtally.utils.data._profiler import ACTIVITIES, Profiler
+from torchtally.utils.data._sharding import (
+    ShardedIterableDataset,
+    get_rank_and_world_size,
+    shard_dataset,
+)
+
+__all__ = [
+    "ACTIVITIES",
+    "DataExecutor",
+    "DataLoader",
+    "Profiler",
+    "ShardedIterableDataset",
+    "get_rank_and_world_size",
+    "shard_dataset",
+]

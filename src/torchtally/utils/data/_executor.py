@@ -1,0 +1,169 @@
+"""`DataExecutor`: the loop driver of a cstorch run.
+
+Iterating it yields `num_steps` batches, starting the loader again whenever it runs out. Between
+batches (after the loop body, i.e. after the user's step) it runs the closures that step queued,
+counts the batch's samples for the profiler, and advances the step counter that checkpoint
+closures and `summarize_scalar` consult. Leaving the loop early (`break`) still runs the closures
+of the steps that ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, final
+
+import torch
+
+from torchtally._errors import check_int
+from torchtally.runtime._run_context import RunContext, is_checkpoint_step
+from torchtally.utils.data._profiler import Profiler
+
+__all__ = ["DataExecutor"]
+
+
+@final
+class DataExecutor:
+    """Drive a run: yield batches, run queued closures, track steps, checkpoints and rate.
+
+    Args:
+        dataloader: A `torchtally.utils.data.DataLoader` (or any iterable of batches).
+        num_steps: How many steps to run. Default: one pass (the loader's length).
+        checkpoint_steps: Checkpoint closures run on steps k-1, 2k-1, ... and on the last
+            step (0-based) for `checkpoint_steps=k`. None: they never run.
+        cs_config: A `CSConfig`; accepted for cstorch compatibility and ignored.
+        writer: A `torch.utils.tensorboard.SummaryWriter` for `summarize_scalar`.
+        profiler_activities: Which of "rate", "global_rate" to track. Default: both.
+        clock: The profiler's clock (seconds). Default: `time.perf_counter`.
+
+    Example:
+        >>> executor = DataExecutor(dataloader, num_steps=1000, checkpoint_steps=100)
+        >>> for step, batch in enumerate(executor):
+        ...     loss = training_step(batch)
+        ...     post_training_step(loss)  # a step closure: runs after this step
+        ...     save_checkpoint(step)  # a checkpoint closure: runs on steps 99, 199, ...
+        >>> executor.profiler.global_rate()  # samples per second
+    """
+
+    def __init__(
+        self,
+        dataloader: Iterable[Any],
+        num_steps: int | None = None,
+        checkpoint_steps: int | None = None,
+        cs_config: Any = None,
+        writer: Any = None,
+        profiler_activities: Sequence[str] | None = None,
+        *,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        if not isinstance(dataloader, Iterable):
+            raise TypeError(
+                "Argument `dataloader` must be an iterable of batches (a DataLoader). "
+                f"Received: dataloader={type(dataloader).__name__}"
+            )
+        check_int("num_steps", num_steps, 1, allow_none=True)
+        check_int("checkpoint_steps", checkpoint_steps, 1, allow_none=True)
+        self.dataloader = dataloader
+        self.num_steps = num_steps if num_steps is not None else _length(dataloader)
+        self.checkpoint_steps = checkpoint_steps
+        self.cs_config = cs_config
+        self.writer = writer
+        self.profiler = Profiler(profiler_activities, clock)
+        self._step = -1
+
+    @property
+    def current_step(self) -> int:
+        """The 0-based index of the step in progress (of the last step, after the loop)."""
+        return self._step
+
+    @property
+    def on_final_iteration(self) -> bool:
+        """Whether the step in progress is the last one."""
+        return self._step == self.num_steps - 1
+
+    def is_checkpoint_step(self, step: int | None = None) -> bool:
+        """Whether `step` (default: the current step) is a checkpoint step.
+
+        Args:
+            step: A 0-based step index.
+
+        Returns:
+            True on steps k-1, 2k-1, ... and the last, for `checkpoint_steps=k`.
+        """
+        step = self._step if step is None else step
+        return is_checkpoint_step(step, self.checkpoint_steps, self.num_steps)
+
+    def __len__(self) -> int:
+        return self.num_steps
+
+    def __iter__(self) -> Iterator[Any]:
+        run = RunContext(self.num_steps, self.checkpoint_steps, self.writer)
+        self._step = -1
+        self.profiler.start()
+        with run:
+            try:
+                for step, batch in zip(range(self.num_steps), self._batches()):
+                    self._step = run.step = step
+                    yield batch
+                    run.end_step()
+                    self.profiler.add_samples(_count_samples(batch, self.dataloader))
+            except GeneratorExit:
+                self._finish(run)  # the loop was left early: the steps that ran still count
+                raise
+            except BaseException:
+                run.queue.clear()  # the closures of a failed step must not run
+                raise
+            self._finish(run)
+
+    def _batches(self) -> Iterator[Any]:
+        while True:  # start the loader again each time it runs out
+            empty = True
+            for batch in self.dataloader:
+                empty = False
+                yield batch
+            if empty:
+                raise ValueError(
+                    "Argument `dataloader` yielded no batches; it needs at least one. "
+                    f"Received: dataloader={type(self.dataloader).__name__}"
+                )
+
+    def _finish(self, run: RunContext) -> None:
+        run.finish()
+        if self.writer is not None and hasattr(self.writer, "flush"):
+            self.writer.flush()
+
+
+def _length(dataloader: Iterable[Any]) -> int:
+    try:
+        length = len(dataloader)  # type: ignore[arg-type]
+    except TypeError as error:
+        raise ValueError(
+            "Argument `num_steps` is required when the dataloader has no length. "
+            "Received: num_steps=None"
+        ) from error
+    if length < 1:
+        raise ValueError(f"Argument `dataloader` is empty (length {length}); it needs a batch.")
+    return length
+
+
+def _count_samples(batch: Any, dataloader: Any) -> int:
+    """The batch's sample count: the leading size of its first tensor, else the batch size."""
+    tensor = _first_tensor(batch)
+    if tensor is not None and tensor.dim() > 0:
+        return int(tensor.shape[0])
+    size = getattr(dataloader, "batch_size", None)
+    return size if isinstance(size, int) else 1
+
+
+def _first_tensor(value: Any) -> torch.Tensor | None:
+    if isinstance(value, torch.Tensor):
+        return value
+    items: Iterable[Any] = ()
+    if isinstance(value, Mapping):
+        items = value.values()
+    elif isinstance(value, (list, tuple)):
+        items = value
+    for item in items:
+        found = _first_tensor(item)
+        if found is not None:
+            return found
+    return None
