@@ -51,3 +51,45 @@ def test_custom_metric_is_traceable() -> None:
         CustomMetric("m"), torch.tensor([1.0, 2.0]), torch.tensor([0.0, 4.0])
     )
     assert report.graphs == 1
+
+
+def test_accuracy_usage_from_the_seed_runs_as_written() -> None:
+    """Seed 001's evaluation snippet; the `...` are a linear model and generated batches."""
+    torch.manual_seed(0)
+    inputs = torch.randn(96, 6)
+    targets = (inputs[:, 0] > 0).long() + (inputs[:, 1] > 0).long()
+    loader_fn = lambda: torch.utils.data.DataLoader(  # noqa: E731
+        torch.utils.data.TensorDataset(inputs, targets), batch_size=32
+    )
+    model = torch.nn.Linear(6, 3)
+    backend = cstorch.backend("CPU")
+
+    # --- the seed, as written ---
+    compiled_model = cstorch.compile(model, backend)
+
+    accuracy = cstorch.metrics.AccuracyMetric("accuracy")
+
+    @cstorch.trace
+    def eval_step(batch):
+        inputs, targets = batch
+        outputs = compiled_model(inputs)
+
+        accuracy(
+            labels=targets.clone(),
+            predictions=outputs.argmax(-1).int(),
+        )
+
+    executor = cstorch.utils.data.DataExecutor(
+        cstorch.utils.data.DataLoader(loader_fn), num_steps=3
+    )
+    for batch in executor:
+        eval_step(batch)
+
+    # Log accumulated eval metric
+    print(f"Accuracy: {float(accuracy)}")
+    # --- end of the seed ---
+
+    with torch.no_grad():
+        expected = (model(inputs).argmax(-1) == targets).double().mean().item()
+    assert float(accuracy) == expected
+    assert int(accuracy.num_updates) == 3
