@@ -93,7 +93,9 @@ def contenders(case: str, n: int, classes: int, inner: int) -> dict[str, Contend
             "raw torch": _raw_accuracy(labels, scores),
             "torchtally": _library(AccuracyMetric(), labels, scores),
             "torchtally (no checks)": _library(AccuracyMetric(check_values=False), labels, scores),
-            "TorchMetrics": _library(tm.MulticlassAccuracy(classes, average="micro"), scores, labels),
+            "TorchMetrics": _library(
+                tm.MulticlassAccuracy(classes, average="micro"), scores, labels
+            ),
             "torcheval": _library(te.MulticlassAccuracy(), scores, labels),
         }
     if case == "macro-F1":
@@ -103,7 +105,9 @@ def contenders(case: str, n: int, classes: int, inner: int) -> dict[str, Contend
             "torchtally (no checks)": _library(
                 F1ScoreMetric(classes, average_type="macro", check_values=False), labels, scores
             ),
-            "TorchMetrics": _library(tm.MulticlassF1Score(classes, average="macro"), scores, labels),
+            "TorchMetrics": _library(
+                tm.MulticlassF1Score(classes, average="macro"), scores, labels
+            ),
             "torcheval": _library(
                 te.MulticlassF1Score(num_classes=classes, average="macro"), scores, labels
             ),

@@ -5,7 +5,7 @@
 `torchtally.metrics` holds the metric catalog and `torchtally.functional` its pure functions.
 """
 
-from torchtally import amp, distributed, functional, metrics, optim, runtime, testing, utils
+from torchtally import amp, bench, distributed, functional, metrics, optim, runtime, testing, utils
 from torchtally.runtime import (
     Backend,
     CompiledModel,
@@ -31,6 +31,7 @@ __all__ = [
     "__version__",
     "amp",
     "backend",
+    "bench",
     "checkpoint_closure",
     "compile",
     "compile_step",

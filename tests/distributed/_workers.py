@@ -10,6 +10,9 @@ import torch
 
 from torchtally.metrics import (
     AccuracyMetric,
+    AUROCMetric,
+    ConfusionMatrixMetric,
+    F1ScoreMetric,
     MeanMetric,
     Metric,
     MetricCollection,
@@ -18,9 +21,15 @@ from torchtally.metrics import (
 )
 
 NUM_CLASSES = 5
-CLASSIFICATION: dict[str, Callable[[], Metric]] = {"accuracy": AccuracyMetric}
+CLASSIFICATION: dict[str, Callable[[], Metric]] = {
+    "accuracy": AccuracyMetric,
+    "macro_f1": lambda: F1ScoreMetric(NUM_CLASSES, average_type="macro"),
+    "confusion_matrix": lambda: ConfusionMatrixMetric(NUM_CLASSES),
+    "auroc_ovr": lambda: AUROCMetric(NUM_CLASSES, capacity=256),
+    "binary_auroc": lambda: AUROCMetric(capacity=256),
+    "binary_auroc_binned": lambda: AUROCMetric(num_bins=64),
+}
 REGRESSION: dict[str, Callable[[], Metric]] = {"r2": R2ScoreMetric, "mse": MSEMetric}
-EXTRA_CLASSIFICATION: dict[str, Callable[[], Metric]] = {}  # filled from the catalog below
 
 
 def dataset(total: int, seed: int = 0) -> dict[str, torch.Tensor]:
@@ -63,8 +72,7 @@ def metrics_on_shard(rank: int, world: int, total: int) -> dict[str, Any]:
     """Each rank updates the catalog on its shard; compute() gives the global values."""
     data = dataset(total)
     start, stop = shard_bounds(total, world)[rank]
-    classification = {**CLASSIFICATION, **EXTRA_CLASSIFICATION}
-    metrics = {name: make() for name, make in {**classification, **REGRESSION}.items()}
+    metrics = {name: make() for name, make in {**CLASSIFICATION, **REGRESSION}.items()}
     mean = MeanMetric()
     for part in _batches(start, stop):
         for name, metric in metrics.items():
@@ -72,12 +80,15 @@ def metrics_on_shard(rank: int, world: int, total: int) -> dict[str, Any]:
                 metric.update(data["target"][part], data["prediction"][part])
             elif name.startswith("binary_"):
                 metric.update(data["binary"][part], data["probability"][part])
+            elif name == "auroc_ovr":  # scikit-learn's multiclass AUROC takes probabilities
+                metric.update(data["labels"][part], torch.softmax(data["scores"][part], -1))
             else:
                 metric.update(data["labels"][part], data["scores"][part])
         mean.update(data["target"][part])
     results = {name: metric.compute().tolist() for name, metric in metrics.items()}
     results["mean"] = float(mean.compute())
     results["local_accuracy_count"] = float(metrics["accuracy"].total)
+    results["binned_error_bound"] = float(metrics["binary_auroc_binned"].error_bound())
     return results
 
 

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
-from _spawn import run_ranks
+import torch
 from _workers import dataset, everything_on_shard, shard_bounds
-from sklearn.metrics import accuracy_score, mean_squared_error, r2_score
+from sklearn.metrics import (
+    accuracy_score,
+    confusion_matrix,
+    f1_score,
+    mean_squared_error,
+    r2_score,
+    roc_auc_score,
+)
+
+from torchtally.distributed import run_local_ranks
 
 TOTAL = 230
 
@@ -13,13 +23,19 @@ TOTAL = 230
 @pytest.fixture(scope="module", params=[2, 3, 4], ids=lambda w: f"world{w}")
 def world_results(request: pytest.FixtureRequest) -> tuple[int, list[dict]]:
     world = request.param
-    return world, run_ranks(everything_on_shard, world, TOTAL, timeout=150)
+    return world, run_local_ranks(everything_on_shard, world, TOTAL, timeout=150)
 
 
 def _oracle() -> dict[str, float]:
     data = {k: v.numpy() for k, v in dataset(TOTAL).items()}
+    predicted = data["scores"].argmax(-1)
+    probabilities = torch.softmax(torch.tensor(data["scores"]), -1).numpy()
     return {
-        "accuracy": accuracy_score(data["labels"], data["scores"].argmax(-1)),
+        "accuracy": accuracy_score(data["labels"], predicted),
+        "macro_f1": f1_score(data["labels"], predicted, average="macro"),
+        "confusion_matrix": confusion_matrix(data["labels"], predicted),
+        "auroc_ovr": roc_auc_score(data["labels"], probabilities, multi_class="ovr"),
+        "binary_auroc": roc_auc_score(data["binary"], data["probability"]),
         "r2": r2_score(data["target"], data["prediction"]),
         "mse": mean_squared_error(data["target"], data["prediction"]),
         "mean": float(data["target"].mean()),
@@ -32,7 +48,13 @@ def test_every_rank_gets_the_global_value(world_results: tuple[int, list[dict]])
     assert shard_bounds(TOTAL, world)[1][0] == shard_bounds(TOTAL, world)[1][1]  # rank 1: no data
     for rank, result in enumerate(results):
         for name, value in expected.items():
-            assert result["metrics"][name] == pytest.approx(value, rel=1e-12), (rank, name)
+            got = np.asarray(result["metrics"][name])
+            np.testing.assert_allclose(got, value, rtol=1e-9, err_msg=f"rank {rank}: {name}")
+        binned, bound = (
+            result["metrics"]["binary_auroc_binned"],
+            result["metrics"]["binned_error_bound"],
+        )
+        assert abs(binned - expected["binary_auroc"]) <= bound + 1e-12, rank
 
 
 def test_compute_restores_the_local_state(world_results: tuple[int, list[dict]]) -> None:

@@ -157,7 +157,7 @@ def test_bfloat16_every_bit_pattern_exact_and_stored_as_uint16(tmp_path: Path) -
     with h5py.File(tmp_path / "ckpt.h5", "r") as f:
         dataset = f["storages/0"]
         assert dataset.dtype == np.uint16
-        assert dataset.attrs["dtype"] == "bfloat16"
+        assert dataset.attrs["dtype"] == b"bfloat16"
         assert np.array_equal(dataset[()], bits.numpy().view(np.uint16))
 
 
@@ -353,11 +353,11 @@ def _write_by_hand(path: Path, manifest: Any, storages: list[tuple[np.ndarray, s
     """Write a file straight from the documented layout, with no torchtally code."""
     text = manifest if isinstance(manifest, bytes) else json.dumps(manifest).encode()
     with h5py.File(path, "w", libver="latest") as f:
-        f.attrs["format"] = kw.get("format", "torchtally.checkpoint")
+        f.attrs["format"] = np.bytes_(b"torchtally.checkpoint")  # fixed-length ASCII strings
         f.attrs["version"] = np.int64(kw.get("version", 1))
         group = f.create_group("storages")
         for i, (array, label) in enumerate(storages):
-            group.create_dataset(str(i), data=array).attrs["dtype"] = label
+            group.create_dataset(str(i), data=array).attrs["dtype"] = np.bytes_(label.encode())
         f.create_dataset("manifest", data=np.frombuffer(text, dtype=np.uint8))
         digest = hashlib.sha256(text).digest()
         f.attrs["manifest_sha256"] = np.frombuffer(digest, dtype=np.uint8)
@@ -751,7 +751,7 @@ def _swap(f: h5py.File, make: Any) -> None:
     del f["storages/0"]
     make(f["storages"])
     if isinstance(f["storages"].get("0", getlink=True), h5py.HardLink):
-        f["storages/0"].attrs["dtype"] = "float32"
+        f["storages/0"].attrs["dtype"] = np.bytes_(b"float32")
 
 
 def _virtual(group: h5py.Group, other: Path) -> None:
@@ -785,7 +785,7 @@ def _container_edits(secret: Path, other: Path) -> dict[str, Any]:
         "virtual_dataset": lambda f: _swap(f, lambda g: _virtual(g, other)),
         "claims_unstored_bytes": dataset(shape=(4,), dtype="<f4"),
         "wrong_shape": dataset(data=data.reshape(2, 2)),
-        "wrong_attr": lambda f: f["storages/0"].attrs.__setitem__("dtype", "float64"),
+        "wrong_attr": lambda f: f["storages/0"].attrs.__setitem__("dtype", np.bytes_(b"float64")),
         "extra_dataset_attr": lambda f: f["storages/0"].attrs.__setitem__("class", "os.system"),
     }
 

@@ -1,8 +1,23 @@
-"""Pure functions behind every metric: `*_update` gives a batch's statistics, the plain name
-the value for one batch of data. Metric classes delegate here, so the maths exists once."""
+"""Pure functions behind every metric: `*_update` gives a batch's statistics, `*_compute` the
+value from accumulated statistics, and the plain name the value for one batch of data. Metric
+classes delegate here, so the maths exists once."""
 
 from torchtally.functional.aggregation import mean, perplexity
-from torchtally.functional.classification import accuracy, as_class_indices
+from torchtally.functional.classification import (
+    accuracy,
+    as_class_indices,
+    class_counts,
+    confusion_matrix,
+    dice_coefficient,
+    f1_score,
+    fbeta_score,
+    mean_iou,
+    mean_per_class_accuracy,
+    precision,
+    recall,
+    top_k_accuracy,
+)
+from torchtally.functional.ranking import auc, auroc, binned_auroc, precision_at_k, recall_at_k
 from torchtally.functional.regression import (
     mean_absolute_error,
     mean_squared_error,
@@ -13,10 +28,25 @@ from torchtally.functional.regression import (
 __all__ = [
     "accuracy",
     "as_class_indices",
+    "auc",
+    "auroc",
+    "binned_auroc",
+    "class_counts",
+    "confusion_matrix",
+    "dice_coefficient",
+    "f1_score",
+    "fbeta_score",
     "mean",
     "mean_absolute_error",
+    "mean_iou",
+    "mean_per_class_accuracy",
     "mean_squared_error",
     "perplexity",
+    "precision",
+    "precision_at_k",
     "r2_score",
+    "recall",
+    "recall_at_k",
     "smape",
+    "top_k_accuracy",
 ]

@@ -20,28 +20,33 @@ from torchtally.metrics.classification import (
     TopKAccuracyMetric,
 )
 from torchtally.metrics.collection import MetricCollection
+from torchtally.metrics.ranking import AUCMetric, AUROCMetric, PrecisionAtKMetric, RecallAtKMetric
 from torchtally.metrics.regression import MAEMetric, MSEMetric, R2ScoreMetric, SMAPEMetric
 
 __all__ = [
+    "AUCMetric",
+    "AUROCMetric",
     "AccuracyMetric",
     "ConfusionMatrixMetric",
     "DiceCoefficientMetric",
     "F1ScoreMetric",
     "FBetaScoreMetric",
-    "MeanIOUMetric",
-    "MeanPerClassAccuracyMetric",
-    "PrecisionMetric",
-    "RecallMetric",
-    "TopKAccuracyMetric",
     "LearningRateMetric",
     "MAEMetric",
     "MSEMetric",
+    "MeanIOUMetric",
     "MeanMetric",
+    "MeanPerClassAccuracyMetric",
     "Metric",
     "MetricCollection",
     "MetricValueError",
     "PerplexityMetric",
+    "PrecisionAtKMetric",
+    "PrecisionMetric",
     "R2ScoreMetric",
+    "RecallAtKMetric",
+    "RecallMetric",
     "Reduction",
     "SMAPEMetric",
+    "TopKAccuracyMetric",
 ]

@@ -9,6 +9,7 @@ tensor during `update` and raised by `compute`, so `update` never inspects a ten
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -63,15 +64,9 @@ def _checked_compute(compute: _F) -> _F:
     def wrapped(self: Metric) -> Any:
         if self._cached is not None:
             return self._cached
-        synced_here = self._should_sync()
-        if synced_here:
-            self.sync()
-        try:
+        with self.synced():
             self.check_errors()
             value = compute(self)
-        finally:
-            if synced_here:
-                self.unsync()
         self._cached = value
         return value
 
@@ -389,6 +384,24 @@ class Metric(nn.Module, ABC):
         from torchtally.distributed._sync import unsync_states
 
         unsync_states([self])
+
+    @contextlib.contextmanager
+    def synced(self) -> Iterator[Metric]:
+        """Within the block the state is global (synced if torch.distributed is on and it is
+        not synced already), as in `compute`; for methods that read state besides compute.
+
+        Example:
+            >>> with metric.synced():  # doctest: +SKIP
+            ...     bound = metric.error_bound()
+        """
+        synced_here = self._should_sync()
+        if synced_here:
+            self.sync()
+        try:
+            yield self
+        finally:
+            if synced_here:
+                self.unsync()
 
     @property
     def is_synced(self) -> bool:

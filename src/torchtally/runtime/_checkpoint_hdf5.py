@@ -26,6 +26,16 @@ __all__ = ["read_container", "write_container"]
 _ROOT_ATTRS = {"format", "version", "manifest_sha256", "complete"}
 
 
+def _ascii(text: str) -> np.bytes_:
+    """A fixed-length string attribute value.
+
+    h5py stores a Python str attribute as a variable-length string, whose bytes live in the
+    HDF5 global heap, the one metadata structure HDF5 does not checksum (a flipped byte there
+    was seen to hang HDF5 2.0). Fixed-length strings sit in the checksummed object header.
+    """
+    return np.bytes_(text.encode("ascii"))
+
+
 def write_container(
     h5py: ModuleType, path: str, tree: EncodedTree, pause: Callable[[str], None] | None = None
 ) -> None:
@@ -41,7 +51,7 @@ def write_container(
         >>> write_container(h5py, "/tmp/.ckpt.tmp", encode_tree({"step": 1}))
     """
     with h5py.File(path, "w-", libver="latest") as f:
-        f.attrs["format"] = FORMAT_NAME
+        f.attrs["format"] = _ascii(FORMAT_NAME)
         f.attrs["version"] = np.int64(FORMAT_VERSION)
         group = f.create_group("storages")
         halfway = len(tree.arrays) // 2
@@ -51,7 +61,7 @@ def write_container(
                 pause("partial")
             # Contiguous and unfiltered, which is what the reader accepts.
             dataset = group.create_dataset(str(i), data=array)
-            dataset.attrs["dtype"] = label
+            dataset.attrs["dtype"] = _ascii(label)
         if not tree.arrays and pause is not None:
             pause("partial")
         f.create_dataset("manifest", data=np.frombuffer(tree.manifest, dtype=np.uint8))
@@ -113,7 +123,7 @@ def _read_array(
 def _check_root(f: Any) -> None:
     attrs = f.attrs
     name = attrs.get("format")
-    if not isinstance(name, str) or name != FORMAT_NAME:
+    if not isinstance(name, bytes) or name != _ascii(FORMAT_NAME):
         raise CheckpointError(
             "The file is HDF5 but not a torchtally checkpoint (no format attribute "
             f"{FORMAT_NAME!r})."
@@ -178,6 +188,8 @@ def read_container(
         where = f"/storages/{i}"
         dataset = group[str(i)]
         label = dataset.attrs.get("dtype")
+        if isinstance(label, bytes):
+            label = label.decode("ascii", errors="replace")
         if (
             set(dataset.attrs.keys()) != {"dtype"}
             or not isinstance(label, str)

@@ -1,6 +1,61 @@
 """Classification functionals."""
 
 from torchtally.functional.classification._accuracy import accuracy
+from torchtally.functional.classification._class_counts import (
+    class_counts,
+    class_counts_errors,
+    class_counts_update,
+)
+from torchtally.functional.classification._confusion_matrix import (
+    confusion_matrix,
+    confusion_matrix_compute,
+    confusion_matrix_update,
+)
+from torchtally.functional.classification._dice import dice_coefficient, dice_coefficient_compute
 from torchtally.functional.classification._inputs import as_class_indices
+from torchtally.functional.classification._mean_iou import mean_iou, mean_iou_compute
+from torchtally.functional.classification._mean_per_class_accuracy import (
+    mean_per_class_accuracy,
+    mean_per_class_accuracy_compute,
+)
+from torchtally.functional.classification._precision_recall import (
+    f1_score,
+    fbeta_compute,
+    fbeta_score,
+    precision,
+    precision_compute,
+    recall,
+    recall_compute,
+)
+from torchtally.functional.classification._top_k_accuracy import (
+    top_k_accuracy,
+    top_k_accuracy_compute,
+    top_k_accuracy_update,
+)
 
-__all__ = ["accuracy", "as_class_indices"]
+__all__ = [
+    "accuracy",
+    "as_class_indices",
+    "class_counts",
+    "class_counts_errors",
+    "class_counts_update",
+    "confusion_matrix",
+    "confusion_matrix_compute",
+    "confusion_matrix_update",
+    "dice_coefficient",
+    "dice_coefficient_compute",
+    "f1_score",
+    "fbeta_compute",
+    "fbeta_score",
+    "mean_iou",
+    "mean_iou_compute",
+    "mean_per_class_accuracy",
+    "mean_per_class_accuracy_compute",
+    "precision",
+    "precision_compute",
+    "recall",
+    "recall_compute",
+    "top_k_accuracy",
+    "top_k_accuracy_compute",
+    "top_k_accuracy_update",
+]

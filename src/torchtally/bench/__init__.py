@@ -1,0 +1,57 @@
+"""NeuroBench-compatible benchmark harness: static and workload metrics over a dataloader.
+
+`Benchmark(model, dataloader, preprocessors, postprocessors, [[static], [workload]]).run()`
+returns results keyed by metric class name, with NeuroBench 2.3.0's definitions and values,
+without its silent failures (a failing metric raises `MetricFailedError`) and with recurrent
+layers counted. Any `torchtally.metrics.Metric` subclass is also accepted as a workload metric.
+"""
+
+from torchtally.bench._activation_sparsity import ActivationSparsity, ActivationSparsityByLayer
+from torchtally.bench._benchmark import Benchmark
+from torchtally.bench._failure import MetricFailedError
+from torchtally.bench._hooks import ActivationHook, ConnectionHook
+from torchtally.bench._metric_types import AccumulatedMetric, StaticMetric, WorkloadMetric
+from torchtally.bench._model import BenchModel, TorchModel, as_bench_model
+from torchtally.bench._neuron_metrics import (
+    NEURON_RESET_OPERATIONS,
+    MembraneUpdates,
+    NeuronOperations,
+)
+from torchtally.bench._processors import Aggregate, ChooseMaxCount, PostProcessor, PreProcessor
+from torchtally.bench._results_io import save_results
+from torchtally.bench._snntorch_model import SNNTorchModel
+from torchtally.bench._static_metrics import ConnectionSparsity, Footprint, ParameterCount
+from torchtally.bench._synaptic_operations import SynapticOperations
+from torchtally.bench._task_metrics import MSE, R2, SMAPE, ClassificationAccuracy
+
+__all__ = [
+    "MSE",
+    "NEURON_RESET_OPERATIONS",
+    "R2",
+    "SMAPE",
+    "AccumulatedMetric",
+    "ActivationHook",
+    "ActivationSparsity",
+    "ActivationSparsityByLayer",
+    "Aggregate",
+    "BenchModel",
+    "Benchmark",
+    "ChooseMaxCount",
+    "ClassificationAccuracy",
+    "ConnectionHook",
+    "ConnectionSparsity",
+    "Footprint",
+    "MembraneUpdates",
+    "MetricFailedError",
+    "NeuronOperations",
+    "ParameterCount",
+    "PostProcessor",
+    "PreProcessor",
+    "SNNTorchModel",
+    "StaticMetric",
+    "SynapticOperations",
+    "TorchModel",
+    "WorkloadMetric",
+    "as_bench_model",
+    "save_results",
+]

@@ -1,0 +1,135 @@
+"""`SynapticOperations`: effective MACs, effective ACs and dense operations per sample."""
+
+from __future__ import annotations
+
+from typing import Any, final
+
+import torch
+from torch import Tensor, nn
+
+from torchtally.bench._feedforward_ops import conv_ops, linear_ops
+from torchtally.bench._layers import CONV_LAYERS
+from torchtally.bench._metric_types import AccumulatedMetric
+from torchtally.bench._model import BenchModel
+from torchtally.bench._op_count import OpCache, OpCount, stack_by_shape
+from torchtally.bench._recurrent_ops import recurrent_cell_ops, recurrent_layer_ops
+
+__all__ = ["SynapticOperations", "calls_ops", "layer_ops"]
+
+
+@final
+class SynapticOperations(AccumulatedMetric):
+    """Synaptic operations per sample, over every call of every connection layer.
+
+    Effective operations are products of a non-zero weight and a non-zero input; they are
+    accumulates (ACs) when the layer's input is spike-valued (only 0, 1, -1) and
+    multiply-accumulates (MACs) otherwise. Dense counts every product, zeros included.
+    Linear and Conv layers are counted exactly as NeuroBench 2.3.0 counts them; recurrent
+    layers and cells from their gate equations (see `recurrent_layer_ops`).
+
+    Returns (from `compute`):
+        `{"Effective_MACs": ..., "Effective_ACs": ..., "Dense": ...}`, each per sample.
+
+    Example:
+        >>> Benchmark(net, loader, [], [], [[], [SynapticOperations]]).run()["SynapticOperations"]
+        {'Effective_MACs': 354.32, 'Effective_ACs': 0.0, 'Dense': 384.0}
+    """
+
+    def __init__(self) -> None:
+        super().__init__(requires_hooks=True)
+        self.reset()
+
+    def reset(self) -> None:
+        self._macs: Tensor | int = 0
+        self._acs: Tensor | int = 0
+        self._dense: Tensor | int = 0
+        self._samples = 0
+        self._cache = OpCache()
+
+    def __call__(self, model: BenchModel, preds: Any, data: tuple[Tensor, ...]) -> None:
+        if not model.connection_hooks:
+            raise ValueError(
+                "SynapticOperations: the model has no connection layers "
+                "(Linear, Conv1d/2d/3d, RNN/LSTM/GRU or their cells)"
+            )
+        for hook in model.connection_hooks:
+            for count in calls_ops(hook.layer, hook.inputs, self._cache):
+                self._macs = count.macs + self._macs
+                self._acs = count.acs + self._acs
+                self._dense = count.dense + self._dense
+        self._samples += data[0].size(0)
+
+    def compute(self) -> dict[str, float]:
+        if self._samples == 0:
+            raise ValueError("SynapticOperations: no batch was seen since the last reset")
+        macs, acs, dense = (
+            int(torch.as_tensor(v).item()) for v in (self._macs, self._acs, self._dense)
+        )
+        return {
+            "Effective_MACs": macs / self._samples,
+            "Effective_ACs": acs / self._samples,
+            "Dense": dense / self._samples,
+        }
+
+
+def calls_ops(layer: nn.Module, calls: list[tuple[Any, ...]], cache: OpCache) -> list[OpCount]:
+    """Operations of a connection layer's calls (the argument tuples its hook recorded).
+
+    Linear and Conv calls with same-shaped inputs are counted together; recurrent calls one
+    by one (each replays its own time steps).
+
+    Args:
+        layer: A Linear, Conv1d/2d/3d, recurrent layer or recurrent cell.
+        calls: The arguments of each call.
+        cache: Per-run memo of weight-derived counts.
+
+    Returns:
+        One `OpCount` per group of calls.
+
+    Raises:
+        TypeError: For any other layer type, or a non-tensor input.
+
+    Example:
+        >>> [c.dense for c in calls_ops(nn.Linear(2, 3), [(torch.ones(4, 2),)] * 2, OpCache())]
+        [48]
+    """
+    if isinstance(layer, nn.Linear):
+        return [linear_ops(layer, stacked, cache) for stacked in _stacked_inputs(layer, calls)]
+    if isinstance(layer, CONV_LAYERS):
+        conv: Any = layer
+        return [conv_ops(conv, stacked, cache) for stacked in _stacked_inputs(layer, calls)]
+    if isinstance(layer, nn.RNNBase):
+        return [recurrent_layer_ops(layer, args) for args in calls]
+    if isinstance(layer, nn.RNNCellBase):
+        return [recurrent_cell_ops(layer, args) for args in calls]
+    raise TypeError(f"no operation count for layer type {type(layer).__name__}")
+
+
+def layer_ops(layer: nn.Module, args: tuple[Any, ...], cache: OpCache) -> OpCount:
+    """Operations of one call of a connection layer.
+
+    Args:
+        layer: A Linear, Conv1d/2d/3d, recurrent layer or recurrent cell.
+        args: The call's arguments, as a `ConnectionHook` recorded them.
+        cache: Per-run memo of weight-derived counts.
+
+    Returns:
+        The call's `OpCount`.
+
+    Example:
+        >>> layer_ops(nn.Linear(2, 3), (torch.ones(4, 2),), OpCache()).dense
+        24
+    """
+    (count,) = calls_ops(layer, [args], cache)
+    return count
+
+
+def _stacked_inputs(layer: nn.Module, calls: list[tuple[Any, ...]]) -> list[Tensor]:
+    inputs = [args[0] for args in calls]
+    for value in inputs:
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"{type(layer).__name__} inputs must be tensors to be counted. "
+                f"Received: {type(value).__name__}"
+            )
+    return stack_by_shape(inputs)

@@ -1,0 +1,115 @@
+"""Confusion matrix: rows are labels, columns predictions, as scikit-learn's."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from torchtally._errors import check_choice, check_int
+from torchtally.functional.classification._valid_inputs import multiclass_inputs
+
+__all__ = ["NORMALIZE", "confusion_matrix", "confusion_matrix_compute", "confusion_matrix_update"]
+
+NORMALIZE = (None, "true", "pred", "all")
+
+
+def confusion_matrix_update(
+    labels: Tensor,
+    predictions: Tensor,
+    num_classes: int,
+    *,
+    threshold: float = 0.5,
+    weights: Tensor | None = None,
+    out: Tensor | None = None,
+) -> Tensor:
+    """The `(C, C)` (weighted) counts of one batch, from one `index_add_`.
+
+    Invalid labels or index predictions (outside `[0, num_classes)`) are left out; count them
+    with `multiclass_errors`.
+
+    Args:
+        labels: Integer class indices of any shape.
+        predictions: Indices shaped like `labels`, or scores with a trailing class dimension.
+        num_classes: Number of classes (>= 2).
+        threshold: Decision threshold for binary scores shaped like `labels`.
+        weights: Optional sample weights shaped like `labels`.
+        out: A `(C, C)` float64 tensor to add the counts into, in place.
+
+    Returns:
+        The `(C, C)` float64 counts (`out` itself when given).
+
+    Example:
+        >>> confusion_matrix_update(torch.tensor([0, 1, 1]), torch.tensor([0, 1, 0]), 2)
+        tensor([[1., 0.],
+                [1., 1.]], dtype=torch.float64)
+    """
+    check_int("num_classes", num_classes, 2)
+    labels_c, predicted, weight = multiclass_inputs(
+        labels, predictions, num_classes, threshold, weights
+    )
+    if out is None:
+        out = torch.zeros((num_classes, num_classes), dtype=torch.float64, device=labels.device)
+    index = (labels_c * num_classes + predicted).reshape(-1)
+    out.view(-1).index_add_(0, index, weight.reshape(-1))
+    return out
+
+
+def confusion_matrix_compute(matrix: Tensor, normalize: str | None = None) -> Tensor:
+    """Normalise accumulated counts as scikit-learn does; 0 where a row/column/total is 0.
+
+    Args:
+        matrix: `(C, C)` counts, rows = labels.
+        normalize: None (counts), "true" (rows sum to 1), "pred" (columns sum to 1) or "all".
+
+    Returns:
+        A `(C, C)` float64 tensor.
+
+    Example:
+        >>> confusion_matrix_compute(torch.tensor([[1.0, 0.0], [1.0, 3.0]]), "true")
+        tensor([[1.0000, 0.0000],
+                [0.2500, 0.7500]])
+    """
+    check_choice("normalize", normalize, NORMALIZE)
+    if normalize is None:
+        return matrix.clone()
+    if normalize == "true":
+        total = matrix.sum(1, keepdim=True)
+    elif normalize == "pred":
+        total = matrix.sum(0, keepdim=True)
+    else:
+        total = matrix.sum()
+    zero = total == 0
+    return torch.where(zero, 0.0, matrix / torch.where(zero, 1.0, total))
+
+
+def confusion_matrix(
+    labels: Tensor,
+    predictions: Tensor,
+    num_classes: int,
+    normalize: str | None = None,
+    threshold: float = 0.5,
+    weights: Tensor | None = None,
+) -> Tensor:
+    """Confusion matrix of `predictions` against `labels` (scikit-learn's layout).
+
+    Args:
+        labels: Integer class indices of any shape.
+        predictions: Indices shaped like `labels`, or scores with a trailing class dimension.
+        num_classes: Number of classes (>= 2).
+        normalize: None, "true", "pred" or "all".
+        threshold: Decision threshold for binary scores shaped like `labels`.
+        weights: Optional sample weights shaped like `labels`.
+
+    Returns:
+        A `(num_classes, num_classes)` float64 tensor; entry [i, j] counts label i predicted j.
+
+    Example:
+        >>> confusion_matrix(torch.tensor([0, 1, 1]), torch.tensor([0, 1, 0]), 2)
+        tensor([[1., 0.],
+                [1., 1.]], dtype=torch.float64)
+    """
+    check_choice("normalize", normalize, NORMALIZE)
+    counts = confusion_matrix_update(
+        labels, predictions, num_classes, threshold=threshold, weights=weights
+    )
+    return confusion_matrix_compute(counts, normalize)

@@ -1,0 +1,78 @@
+"""Mean Dice coefficient from the shared per-class counts.
+
+Per class, Dice = 2 tp / (predicted + actual) (the per-class F1). The mean runs over the
+classes with a non-zero denominator (present in the labels or the predictions) that are not
+ignored, as cstorch's `DiceCoefficientMetric`; it equals scikit-learn's
+`f1_score(average="macro")` over the classes present. NaN when no class qualifies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from torch import Tensor
+
+from torchtally._errors import check_int
+from torchtally.functional.classification._averaging import (
+    check_class_list,
+    kept_classes,
+    masked_mean,
+    safe_divide,
+)
+from torchtally.functional.classification._class_counts import class_counts_update
+
+__all__ = ["dice_coefficient", "dice_coefficient_compute"]
+
+
+def dice_coefficient_compute(class_counts: Tensor, ignore_classes: Sequence[int] = ()) -> Tensor:
+    """Mean Dice from accumulated `(3, C)` class counts.
+
+    Args:
+        class_counts: Rows [true positives, predicted, actual] per class.
+        ignore_classes: Classes left out of the mean.
+
+    Returns:
+        A 0-d float64 tensor.
+
+    Example:
+        >>> counts = class_counts_update(torch.tensor([0, 1, 1]), torch.tensor([0, 1, 0]), 3)
+        >>> dice_coefficient_compute(counts)
+        tensor(0.6667, dtype=torch.float64)
+    """
+    true_positives, predicted, actual = class_counts.unbind(0)
+    denominator = predicted + actual
+    kept = kept_classes(class_counts.shape[1], ignore_classes, class_counts)
+    return masked_mean(safe_divide(2.0 * true_positives, denominator), kept & (denominator > 0))
+
+
+def dice_coefficient(
+    labels: Tensor,
+    predictions: Tensor,
+    num_classes: int,
+    ignore_classes: Iterable[int] | None = None,
+    threshold: float = 0.5,
+    weights: Tensor | None = None,
+) -> Tensor:
+    """Mean Dice coefficient of segmentation (or any multiclass) predictions.
+
+    Args:
+        labels: Integer class indices of any shape, e.g. `(N, H, W)`.
+        predictions: Indices shaped like `labels`, or scores with a trailing class dimension.
+        num_classes: Number of classes (>= 2).
+        ignore_classes: Classes left out of the mean (e.g. the background).
+        threshold: Decision threshold for binary scores shaped like `labels`.
+        weights: Optional weights shaped like `labels` (0 masks an element out).
+
+    Returns:
+        A 0-d float64 tensor.
+
+    Example:
+        >>> dice_coefficient(torch.tensor([[0, 1], [1, 1]]), torch.tensor([[0, 1], [0, 1]]), 2)
+        tensor(0.7333, dtype=torch.float64)
+    """
+    check_int("num_classes", num_classes, 2)
+    ignore = check_class_list("ignore_classes", ignore_classes, num_classes)
+    counts = class_counts_update(
+        labels, predictions, num_classes, threshold=threshold, weights=weights
+    )
+    return dice_coefficient_compute(counts, ignore)

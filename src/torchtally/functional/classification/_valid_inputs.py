@@ -1,0 +1,253 @@
+"""Classification inputs made safe to scatter: clamped indices plus a per-element weight.
+
+An out-of-range label or prediction must neither crash a scatter (CPU raises, CUDA asserts)
+nor be counted silently. So every index is clamped into range and the element gets weight 0
+when it was invalid; the invalid elements are counted separately (`*_errors`) for the metric to
+raise at compute. Every choice here depends on dtypes, shapes and arguments only.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from torchtally._errors import check_int
+from torchtally.functional._checks import (
+    check_same_shape,
+    check_tensor,
+    count_negative,
+    count_nonfinite,
+    count_outside,
+)
+from torchtally.functional.classification._inputs import as_class_indices
+
+__all__ = [
+    "TASKS",
+    "classification_task",
+    "error_kinds",
+    "indicator_errors",
+    "indicator_inputs",
+    "multiclass_errors",
+    "multiclass_inputs",
+]
+
+TASKS = ("binary", "multiclass", "multilabel")
+
+
+def classification_task(num_classes: int | None, multilabel: bool) -> str:
+    """Name the task from the constructor arguments, checking them.
+
+    `num_classes=None` means binary (positive class 1 only); `multilabel=True` means
+    `num_classes` independent 0/1 labels per sample; anything else is multiclass.
+
+    Args:
+        num_classes: None (binary), the number of classes (>= 2) or of labels (>= 1).
+        multilabel: Whether labels are `(..., num_classes)` 0/1 indicators.
+
+    Returns:
+        "binary", "multiclass" or "multilabel".
+
+    Example:
+        >>> classification_task(None, False), classification_task(3, False)
+        ('binary', 'multiclass')
+    """
+    if not isinstance(multilabel, bool):
+        raise TypeError(
+            f"Argument `multilabel` must be a bool. Received: multilabel={multilabel!r}"
+        )
+    if multilabel:
+        check_int("num_classes", num_classes, 1)
+        return "multilabel"
+    check_int("num_classes", num_classes, 2, allow_none=True)
+    return "binary" if num_classes is None else "multiclass"
+
+
+def error_kinds(task: str) -> tuple[str, ...]:
+    """The data errors counted for `task`, in the order `*_errors` returns them."""
+    if task == "multiclass":
+        return (
+            "labels outside [0, num_classes)",
+            "predictions outside [0, num_classes)",
+            "non-finite predictions",
+            "negative weights",
+        )
+    return (
+        "labels other than 0 and 1",
+        "predictions other than 0 and 1",
+        "non-finite predictions",
+        "negative weights",
+    )
+
+
+def _is_index_tensor(predictions: Tensor, labels: Tensor) -> bool:
+    """Whether `predictions` are indices to validate (integer, shaped like `labels`)."""
+    return predictions.shape == labels.shape and not predictions.is_floating_point()
+
+
+def _element_weights(valid: Tensor, labels: Tensor, weights: Tensor | None) -> Tensor:
+    """float64 weight per element: the sample weight where valid, else 0."""
+    if weights is None:
+        return valid.to(torch.float64)
+    check_tensor("weights", weights)
+    check_same_shape("labels", labels, "weights", weights)
+    # where, not a product: a NaN weight on an invalid element must not leak into the sums
+    return torch.where(valid, weights.to(torch.float64), 0.0)
+
+
+def _clamped(indices: Tensor, num_classes: int) -> tuple[Tensor, Tensor]:
+    as_long = indices.long()
+    clamped = as_long.clamp(0, num_classes - 1)
+    return clamped, clamped == as_long
+
+
+def multiclass_inputs(
+    labels: Tensor,
+    predictions: Tensor,
+    num_classes: int,
+    threshold: float = 0.5,
+    weights: Tensor | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Clamped label and predicted indices and element weights (0 where either was invalid).
+
+    Args:
+        labels: Integer class indices of any shape.
+        predictions: Indices or binary scores shaped like `labels`, or class scores with a
+            trailing dimension of size `num_classes` (see `as_class_indices`).
+        num_classes: Number of classes.
+        threshold: Decision threshold for binary scores.
+        weights: Optional sample weights shaped like `labels`.
+
+    Returns:
+        `(labels, predicted, weight)`: int64 indices in `[0, num_classes)` and float64 weights,
+        all shaped like `labels`.
+
+    Example:
+        >>> multiclass_inputs(torch.tensor([0, 5]), torch.tensor([1, 1]), 3)[2]
+        tensor([1., 0.], dtype=torch.float64)
+    """
+    check_tensor("labels", labels)
+    if labels.is_floating_point() or labels.is_complex():
+        raise TypeError(
+            "Argument `labels` must hold integer class indices. "
+            f"Received: labels.dtype={labels.dtype}"
+        )
+    predicted = as_class_indices(labels, predictions, threshold)
+    if predictions.shape != labels.shape and predictions.shape[-1] != num_classes:
+        raise ValueError(
+            "Argument `predictions` holding class scores must have a last dimension of size "
+            f"num_classes. Received: predictions.shape={tuple(predictions.shape)}, "
+            f"num_classes={num_classes}"
+        )
+    labels_c, valid = _clamped(labels, num_classes)
+    if _is_index_tensor(predictions, labels):
+        predicted, valid_predictions = _clamped(predicted, num_classes)
+        valid = valid & valid_predictions
+    else:
+        # an argmax over num_classes scores, or a thresholded 0/1: always in range
+        predicted = predicted.long()
+    return labels_c, predicted, _element_weights(valid, labels, weights)
+
+
+def multiclass_errors(
+    labels: Tensor, predictions: Tensor, num_classes: int, weights: Tensor | None = None
+) -> tuple[Tensor | None, ...]:
+    """Counts of the `error_kinds("multiclass")`, in order (None: cannot occur)."""
+    predictions_outside = (
+        count_outside(predictions, 0, num_classes)
+        if _is_index_tensor(predictions, labels)
+        else None
+    )
+    return (
+        count_outside(labels, 0, num_classes),
+        predictions_outside,
+        count_nonfinite(predictions),
+        count_negative(weights),
+    )
+
+
+def _indicator_shapes(labels: Tensor, predictions: Tensor, num_labels: int | None) -> None:
+    check_tensor("labels", labels)
+    check_tensor("predictions", predictions)
+    if num_labels is None:
+        return  # binary: as_class_indices checks the shapes
+    if labels.dim() == 0 or labels.shape[-1] != num_labels:
+        raise ValueError(
+            "Argument `labels` must have shape (..., num_classes) for multilabel inputs. "
+            f"Received: labels.shape={tuple(labels.shape)}, num_classes={num_labels}"
+        )
+    check_same_shape("labels", labels, "predictions", predictions)
+
+
+def _is_zero_or_one(values: Tensor) -> tuple[Tensor, Tensor]:
+    one = values == 1
+    return one, one | (values == 0)
+
+
+def indicator_inputs(
+    labels: Tensor,
+    predictions: Tensor,
+    num_labels: int | None = None,
+    threshold: float = 0.5,
+    weights: Tensor | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Positive-label and positive-prediction masks and element weights, for binary and
+    multilabel inputs.
+
+    Args:
+        labels: 0/1 labels (any dtype). Binary: any shape. Multilabel: `(..., num_labels)`.
+        predictions: 0/1 indices or scores (thresholded: positive where `> threshold`) shaped
+            like `labels`; binary also accepts two-class scores with a trailing dimension.
+        num_labels: None for binary, else the number of labels.
+        threshold: Decision threshold for scores.
+        weights: Optional sample weights: shaped like `labels` (binary) or like
+            `labels.shape[:-1]` (multilabel: one weight per sample, as scikit-learn's).
+
+    Returns:
+        `(label_is_1, predicted_1, weight)`, shaped like `labels`; weight is float64 and 0 where
+        a label or an index prediction was neither 0 nor 1.
+
+    Example:
+        >>> indicator_inputs(torch.tensor([1, 2]), torch.tensor([0.9, 0.1]))[2]
+        tensor([1., 0.], dtype=torch.float64)
+    """
+    _indicator_shapes(labels, predictions, num_labels)
+    positive, valid = _is_zero_or_one(labels)
+    if num_labels is None:
+        predicted = as_class_indices(labels, predictions, threshold)
+        if predictions.shape != labels.shape and predictions.shape[-1] != 2:
+            raise ValueError(
+                "Argument `predictions` holding binary class scores must have a last dimension "
+                f"of size 2. Received: predictions.shape={tuple(predictions.shape)}"
+            )
+    else:
+        predicted = predictions > threshold if predictions.is_floating_point() else predictions
+    if _is_index_tensor(predictions, labels):
+        predicted_one, valid_prediction = _is_zero_or_one(predicted)
+        valid = valid & valid_prediction
+    else:
+        predicted_one = predicted.bool()
+    if weights is not None and num_labels is not None:
+        check_tensor("weights", weights)
+        check_same_shape("labels.shape[:-1]", labels[..., 0], "weights", weights)
+        # one weight per sample, shared by its labels
+        weights = weights.unsqueeze(-1).expand(labels.shape)
+    return positive, predicted_one, _element_weights(valid, labels, weights)
+
+
+def _count_not_zero_or_one(values: Tensor) -> Tensor:
+    return torch.logical_and(values != 0, values != 1).sum()
+
+
+def indicator_errors(
+    labels: Tensor, predictions: Tensor, weights: Tensor | None = None
+) -> tuple[Tensor | None, ...]:
+    """Counts of the `error_kinds("binary")` (same for multilabel), in order."""
+    predictions_invalid = (
+        _count_not_zero_or_one(predictions) if _is_index_tensor(predictions, labels) else None
+    )
+    return (
+        _count_not_zero_or_one(labels),
+        predictions_invalid,
+        count_nonfinite(predictions),
+        count_negative(weights),
+    )

@@ -1,0 +1,201 @@
+"""Exact AUROC: the Mann-Whitney statistic over every stored (key, label code) row.
+
+AUROC is the probability that a random positive outscores a random negative, ties counting
+one half: `U / (P * N)` with `U = #{pos > neg} + #{pos == neg} / 2`. `exact_auroc_compute`
+gets `2U` with one integer radix sort and a few linear passes, without host syncs or
+data-dependent shapes: rows of any key whose label code is 0 (empty) count as neither class,
+so a preallocated, partly filled buffer needs no masking.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from torchtally._errors import check_choice
+from torchtally.functional.ranking._inputs import flatten_scores
+from torchtally.functional.ranking._keys import EMPTY_CODE, label_codes, score_keys
+
+__all__ = ["AVERAGES", "auroc", "average_classes", "exact_auroc_compute", "exact_auroc_update"]
+
+AVERAGES = ("macro", "none")
+
+
+def exact_auroc_update(
+    labels: Tensor,
+    predictions: Tensor,
+    num_classes: int | None = None,
+    dtype: torch.dtype = torch.float32,
+) -> tuple[Tensor, Tensor]:
+    """The rows exact AUROC stores for one batch: score keys and label codes.
+
+    Args:
+        labels: Binary labels shaped like `predictions` (values > 0 are positive), or `(N,)`
+            class indices when `num_classes` is set.
+        predictions: Binary scores, or `(N, num_classes)` class scores (logits or
+            probabilities: only their order within each class matters).
+        num_classes: None for binary, else the number of classes (one-vs-rest).
+        dtype: Storage precision of the scores, `torch.float32` or `torch.float64`.
+
+    Returns:
+        `(keys, codes)`: `(N,)` or `(N, num_classes)` integer keys (see `score_keys`) and
+        `(N,)` label codes (see `label_codes`).
+    """
+    labels, scores = flatten_scores(labels, predictions, num_classes)
+    return score_keys(scores, dtype), label_codes(labels, num_classes)
+
+
+def exact_auroc_compute(
+    keys: Tensor,
+    codes: Tensor,
+    num_classes: int | None = None,
+    average: str = "macro",
+    *,
+    in_place: bool = False,
+) -> Tensor:
+    """AUROC from stored keys and label codes (rows with code 0 are ignored).
+
+    Args:
+        keys: `(M,)` or `(M, num_classes)` score keys.
+        codes: `(M,)` label codes.
+        num_classes: None for binary, else the number of classes.
+        average: "macro" (mean over the classes that have both positives and negatives) or
+            "none" (per-class values); ignored for binary.
+        in_place: Binary only: sort `keys` in place (stable) and permute `codes` alike,
+            instead of sorting a copy. The rows keep their (key, code) pairs, so a buffer of
+            samples stays a valid buffer of the same samples, needing no sorted copy.
+
+    Returns:
+        float64: 0-d, or `(num_classes,)` for `average="none"`. NaN where a class has no
+        positive or no negative.
+    """
+    check_choice("average", average, AVERAGES)
+    if num_classes is None:
+        return _ratio(*_twice_mann_whitney_u(keys, codes, positive=2, in_place=in_place))
+    per_class = torch.stack(
+        [
+            _ratio(*_twice_mann_whitney_u(keys[:, c].contiguous(), codes, c + 1, False))
+            for c in range(num_classes)
+        ]
+    )
+    return average_classes(per_class, average)
+
+
+def auroc(
+    labels: Tensor, predictions: Tensor, num_classes: int | None = None, average: str = "macro"
+) -> Tensor:
+    """Exact area under the ROC curve (scikit-learn's `roc_auc_score`, ties counting 1/2).
+
+    Binary when `num_classes` is None; else one-vs-rest per class, averaged like
+    `roc_auc_score(multi_class="ovr", average="macro")` over the classes that have both
+    positives and negatives. float64 scores are compared in float64, others in float32.
+
+    Args:
+        labels: Binary labels shaped like `predictions` (values > 0 are positive), or `(N,)`
+            class indices.
+        predictions: Binary scores, or `(N, num_classes)` class scores.
+        num_classes: None for binary, else the number of classes.
+        average: "macro" or "none" (per-class values); ignored for binary.
+
+    Returns:
+        float64 tensor: 0-d, or `(num_classes,)` for `average="none"`.
+
+    Example:
+        >>> auroc(torch.tensor([0, 0, 1, 1]), torch.tensor([0.1, 0.4, 0.35, 0.8]))
+        tensor(0.7500, dtype=torch.float64)
+    """
+    wide = predictions.dtype in (torch.float64, torch.int32, torch.int64)
+    dtype = torch.float64 if wide else torch.float32
+    keys, codes = exact_auroc_update(labels, predictions, num_classes, dtype)
+    return exact_auroc_compute(keys, codes, num_classes, average)
+
+
+def average_classes(per_class: Tensor, average: str) -> Tensor:
+    """Macro-average per-class values over the defined (non-NaN) ones, or return them all."""
+    return per_class if average == "none" else per_class.nanmean()
+
+
+def _ratio(twice_u: Tensor, positives: Tensor, negatives: Tensor) -> Tensor:
+    # 0/0 (no positive or no negative) gives NaN: AUROC is undefined there.
+    return twice_u.double() / (2 * positives * negatives).double()
+
+
+def _twice_mann_whitney_u(
+    keys: Tensor, codes: Tensor, positive: int, in_place: bool
+) -> tuple[Tensor, Tensor, Tensor]:
+    """`(2U, P, N)` over one column of keys: rows coded `positive` against the other non-empty
+    rows.
+
+    This runs over millions of rows, so it reuses buffers instead of allocating one per step
+    (on CPU, first-touching fresh memory costs as much as the arithmetic): the peak beyond
+    the inputs is the sort's own (keys + int64 order + its radix scratch).
+    """
+    rows = keys.shape[0]
+    if rows == 0:
+        zero = torch.zeros((), dtype=torch.int64, device=keys.device)
+        return zero, zero, zero
+    index_dtype = torch.int32 if rows < 2**31 - 1 else torch.int64
+    if in_place:
+        order = torch.empty(rows, dtype=torch.int64, device=keys.device)
+        # 1-D integer keys: a (stable) radix sort on CPU.
+        torch.sort(keys, stable=True, out=(keys, order))
+        sorted_keys, sorted_codes = keys, codes
+        codes.copy_(codes.index_select(0, order))
+    else:
+        sorted_keys, order = torch.sort(keys, stable=True)
+        sorted_codes = codes.index_select(0, order)
+    pos = sorted_codes == positive
+    neg = (sorted_codes != EMPTY_CODE).logical_xor_(pos)
+    del sorted_codes
+    tied = sorted_keys[1:] == sorted_keys[:-1]
+    # Each row's tie group starts at the last row up to it that is not tied to its
+    # predecessor: a running max over those rows' positions (others hold -1).
+    if sorted_keys.dtype == index_dtype and not in_place:
+        starts = sorted_keys  # no longer needed as keys: reuse its memory
+    else:
+        starts = torch.empty_like(sorted_keys, dtype=index_dtype)
+    torch.arange(rows, out=starts)
+    starts[1:].masked_fill_(tied, -1)
+    del tied
+    group_start = torch.empty_like(starts)
+    torch.cummax(starts, 0, out=(group_start, order))
+    del order
+    # Per row, the positives (negatives) that sort strictly before its tie group, masked to
+    # the negative (positive) rows, summed.
+    counts = torch.empty_like(starts)
+    pos_before = _sum_before_group(pos, neg, group_start, counts, starts)
+    neg_before = _sum_before_group(neg, pos, group_start, counts, starts)
+    num_pos, num_neg = torch.count_nonzero(pos), torch.count_nonzero(neg)  # no int64 copy
+    # 2U = sum over positives of (#neg below + #neg below or tied). Over all (pos, neg) pairs,
+    # this equals P*N + sum_pos neg_before - sum_neg pos_before: a pair in different groups
+    # adds 1 + 1 (pos above) or 1 - 1 (pos below), a tied pair adds 1 + 0 - 0.
+    twice_u = num_pos * num_neg + neg_before - pos_before
+    return twice_u, num_pos, num_neg
+
+
+def _sum_before_group(
+    counted: Tensor, over: Tensor, group_start: Tensor, counts: Tensor, out: Tensor
+) -> Tensor:
+    """Sum over the rows in `over` of the `counted` rows before their tie group (int64 0-d).
+    `counts` and `out` are scratch buffers of `group_start`'s dtype and shape."""
+    counts[0] = 0
+    counts[1:].copy_(counted[:-1])
+    counts.cumsum_(0)  # exclusive running count of `counted`
+    torch.index_select(counts, 0, group_start, out=out)
+    out.masked_fill_(over.logical_not(), 0)
+    return _chunked_sum(out)
+
+
+def _chunked_sum(values: Tensor) -> Tensor:
+    """Exact int64 sum of non-negative int32 counts, each at most `len(values)`.
+
+    `Tensor.sum` of int32 first copies the whole tensor to int64; summing rows of a 2-D view
+    in int32 (each row small enough not to overflow) and then the row sums avoids that copy.
+    """
+    total = values.shape[0]
+    if values.dtype != torch.int32 or total < 2:
+        return values.sum()
+    width = max(1, (2**31 - 1) // total)
+    whole = total - total % width
+    head = values[:whole].view(-1, width).sum(1, dtype=torch.int32)
+    return head.sum() + values[whole:].sum()

@@ -1,0 +1,161 @@
+"""Binned AUROC: constant-memory histograms of the scores, with an exact error bound.
+
+Scores in a known range `[low, high]` fall into `num_bins` equal-width bins; each class keeps
+a histogram of its negatives' and its positives' bins. The AUROC over bins counts a
+(positive, negative) pair in different bins exactly and a pair in the same bin as a tie (1/2),
+so it differs from the exact AUROC by at most
+
+    bound = 1/2 * sum_b pos_b * neg_b / (P * N)
+
+(each same-bin pair contributes 0, 1/2 or 1 exactly, and 1/2 here). The bin map is monotone
+in the score, rounding included, so the bound holds exactly; it is computable from the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor
+
+from torchtally._errors import check_choice, check_int
+from torchtally.functional.ranking._auroc import AVERAGES, average_classes
+from torchtally.functional.ranking._inputs import check_score_range, flatten_scores
+
+__all__ = [
+    "binned_auroc",
+    "binned_auroc_compute",
+    "binned_auroc_error_bound",
+    "binned_auroc_update",
+    "count_out_of_range",
+]
+
+
+def binned_auroc_update(
+    labels: Tensor,
+    predictions: Tensor,
+    num_bins: int,
+    score_range: Sequence[float] = (0.0, 1.0),
+    num_classes: int | None = None,
+) -> Tensor:
+    """One batch's histograms, with one `scatter_add_`.
+
+    Scores outside `score_range` go to the end bins (the metric reports them as errors);
+    NaN scores go to bin 0. Binary labels > 0 are positive; multiclass labels outside
+    `[0, num_classes)` are left out.
+
+    Args:
+        labels: Binary labels shaped like `predictions`, or `(N,)` class indices.
+        predictions: Binary scores, or `(N, num_classes)` class scores.
+        num_bins: Number of equal-width bins over `score_range`.
+        score_range: `(low, high)`, both included.
+        num_classes: None for binary, else the number of classes.
+
+    Returns:
+        float64 counts of shape `(K, 2, num_bins)`: `[k, 0]` negatives and `[k, 1]` positives
+        of class k (K = 1 for binary).
+    """
+    check_int("num_bins", num_bins, 1)
+    low, high = check_score_range(score_range)
+    labels, scores = flatten_scores(labels, predictions, num_classes)
+    x = scores if scores.dtype == torch.float64 else scores.float()
+    # Truncation after clamping to [0, num_bins - 1] is a floor: every step is monotone.
+    bins = x.sub(low).mul_(num_bins / (high - low)).nan_to_num_(nan=0.0)
+    index = bins.clamp_(0, num_bins - 1).long()
+    if num_classes is None:
+        index.add_((labels > 0).long(), alpha=num_bins)
+        weight = index.new_ones((), dtype=torch.float64).expand(index.shape[0])
+        size = 2 * num_bins
+    else:
+        classes = torch.arange(num_classes, device=index.device)
+        index.add_((labels[:, None] == classes).long(), alpha=num_bins)
+        index.add_(classes, alpha=2 * num_bins)
+        valid = torch.logical_and(labels >= 0, labels < num_classes)
+        weight = valid.to(torch.float64)[:, None].expand(index.shape).reshape(-1)
+        index = index.reshape(-1)
+        size = 2 * num_bins * num_classes
+    histogram = torch.zeros(size, dtype=torch.float64, device=index.device)
+    histogram.scatter_add_(0, index, weight)
+    return histogram.view(-1, 2, num_bins)
+
+
+def binned_auroc_compute(histogram: Tensor, average: str = "macro") -> Tensor:
+    """AUROC from `(K, 2, num_bins)` histograms, same-bin pairs counting as ties.
+
+    Args:
+        histogram: As returned by `binned_auroc_update` (summed over batches).
+        average: For K > 1: "macro" (mean over classes with positives and negatives) or
+            "none" (per-class values).
+
+    Returns:
+        float64: 0-d, or `(K,)` for multiclass `average="none"`.
+    """
+    check_choice("average", average, AVERAGES)
+    negatives, positives = histogram[:, 0], histogram[:, 1]
+    below = negatives.cumsum(-1) - negatives
+    twice_u = (positives * (2 * below + negatives)).sum(-1)
+    return _reduce(twice_u / (2 * _pairs(histogram)), average)
+
+
+def binned_auroc_error_bound(histogram: Tensor, average: str = "macro") -> Tensor:
+    """Bound on |binned AUROC - exact AUROC|: `1/2 * sum_b pos_b * neg_b / (P * N)`.
+
+    Args:
+        histogram: `(K, 2, num_bins)` histograms.
+        average: As in `binned_auroc_compute`; the macro bound is the mean of the per-class
+            bounds (over the classes with positives and negatives).
+
+    Returns:
+        float64, shaped like `binned_auroc_compute`'s result.
+    """
+    check_choice("average", average, AVERAGES)
+    same_bin = (histogram[:, 0] * histogram[:, 1]).sum(-1)
+    return _reduce(same_bin / (2 * _pairs(histogram)), average)
+
+
+def binned_auroc(
+    labels: Tensor,
+    predictions: Tensor,
+    num_bins: int,
+    score_range: Sequence[float] = (0.0, 1.0),
+    num_classes: int | None = None,
+    average: str = "macro",
+) -> Tensor:
+    """AUROC over `num_bins` score bins (constant memory; see the module doc for the bound).
+
+    Args:
+        labels: Binary labels shaped like `predictions`, or `(N,)` class indices.
+        predictions: Binary scores, or `(N, num_classes)` class scores, within `score_range`.
+        num_bins: Number of equal-width bins.
+        score_range: `(low, high)` of the scores; probabilities by default.
+        num_classes: None for binary, else the number of classes.
+        average: "macro" or "none" (multiclass only).
+
+    Returns:
+        A float64 tensor.
+
+    Example:
+        >>> labels, scores = torch.tensor([1, 0, 0, 1]), torch.tensor([0.1, 0.2, 0.3, 0.8])
+        >>> binned_auroc(labels, scores, num_bins=10)
+        tensor(0.5000, dtype=torch.float64)
+        >>> binned_auroc(labels, scores, num_bins=2)  # exact 0.5, bound 0.25
+        tensor(0.7500, dtype=torch.float64)
+    """
+    histogram = binned_auroc_update(labels, predictions, num_bins, score_range, num_classes)
+    return binned_auroc_compute(histogram, average)
+
+
+def count_out_of_range(scores: Tensor, score_range: Sequence[float]) -> Tensor:
+    """Number of scores outside `[low, high]` (a 0-d count; NaN is not counted here)."""
+    low, high = check_score_range(score_range)
+    return torch.count_nonzero(torch.logical_or(scores < low, scores > high))
+
+
+def _pairs(histogram: Tensor) -> Tensor:
+    return histogram[:, 0].sum(-1) * histogram[:, 1].sum(-1)
+
+
+def _reduce(per_class: Tensor, average: str) -> Tensor:
+    if per_class.shape[0] == 1:
+        return per_class[0]
+    return average_classes(per_class, average)

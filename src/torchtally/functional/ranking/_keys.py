@@ -1,0 +1,77 @@
+"""Order-preserving integer keys for floating-point scores, and label codes, for exact AUROC.
+
+On CPU PyTorch sorts 1-D integer tensors with a parallel radix sort, two to three times faster
+than its float sort, so exact AUROC stores each score as the integer of the same width whose
+order is the score's order, and sorts those. Labels are stored as small codes in which 0 means
+"no sample": rows of a preallocated buffer that were never written (or were zero-filled by a
+distributed gather) then count as neither positive nor negative, whatever their key.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+__all__ = ["EMPTY_CODE", "KEY_DTYPES", "code_dtype", "label_codes", "score_keys"]
+
+#: Storage float dtype -> the integer dtype of its keys.
+KEY_DTYPES = {torch.float32: torch.int32, torch.float64: torch.int64}
+
+#: The label code of a row that holds no sample.
+EMPTY_CODE = 0
+
+
+def score_keys(scores: Tensor, dtype: torch.dtype = torch.float32) -> Tensor:
+    """Map scores to integers with the same order: `a < b` iff `key(a) < key(b)`.
+
+    Scores are first converted to `dtype` (float32 or float64; float64 scores stored as
+    float32 are rounded, so scores closer than float32's resolution become ties). `-0.0` and
+    `0.0` get the same key, as they compare equal. NaNs get keys beyond those of the
+    infinities (they are reported as non-finite values by the metrics).
+
+    Args:
+        scores: Real scores of any shape.
+        dtype: `torch.float32` (int32 keys) or `torch.float64` (int64 keys).
+
+    Returns:
+        Integer keys shaped like `scores`.
+
+    Example:
+        >>> score_keys(torch.tensor([0.5, -2.0, 0.0, -0.0, 1.0])).argsort().tolist()
+        [1, 2, 3, 0, 4]
+    """
+    key_dtype = KEY_DTYPES[dtype]
+    bits = scores.to(dtype).view(key_dtype)
+    # IEEE floats order like sign-magnitude integers: non-negative floats already sort as
+    # their bit patterns; for negative ones, flipping the magnitude bits reverses their order.
+    sign_spread = bits >> (torch.iinfo(key_dtype).bits - 1)
+    keys = bits ^ (sign_spread & torch.iinfo(key_dtype).max)
+    return torch.where(keys == -1, 0, keys)  # -1 is the key of -0.0
+
+
+def code_dtype(num_classes: int | None) -> torch.dtype:
+    """The smallest integer dtype holding the label codes 0 (empty) to num_classes."""
+    if num_classes is None or num_classes < 255:
+        return torch.uint8
+    if num_classes < 2**15 - 1:
+        return torch.int16
+    return torch.int32
+
+
+def label_codes(labels: Tensor, num_classes: int | None) -> Tensor:
+    """Encode labels as codes: binary 1 (negative) / 2 (positive, label > 0); multiclass
+    `label + 1`. Multiclass labels outside `[0, num_classes)` get the empty code 0, so they
+    are ignored (the metrics report them as invalid labels).
+
+    Args:
+        labels: `(N,)` binary labels or class indices.
+        num_classes: None for binary, else the number of classes.
+
+    Returns:
+        `(N,)` codes of dtype `code_dtype(num_classes)`.
+    """
+    dtype = code_dtype(num_classes)
+    if num_classes is None:
+        return (labels > 0).to(dtype) + 1
+    valid = torch.logical_and(labels >= 0, labels < num_classes)
+    return torch.where(valid, labels + 1, EMPTY_CODE).to(dtype)

@@ -1,0 +1,128 @@
+"""`ClassCountsMetric`: the abstract base of every metric computed from per-class counts.
+
+Precision, recall, F-beta, mean per-class accuracy, mean IoU and Dice all hold the same state,
+`class_counts` (`(3, C)` float64: true positives, predicted and actual count per class), and
+differ only in `compute`. Equal `shared_statistic()` keys tell a `MetricCollection` that two of
+them can share one state and one update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+
+import torch
+from torch import Tensor
+
+from torchtally.functional.classification._averaging import check_class_list
+from torchtally.functional.classification._class_counts import (
+    class_counts_errors,
+    class_counts_update,
+    class_counts_width,
+)
+from torchtally.functional.classification._valid_inputs import classification_task, error_kinds
+from torchtally.metrics._base import Metric
+
+__all__ = ["ClassCountsMetric", "confusion_matrix_key"]
+
+
+def confusion_matrix_key(num_classes: int, threshold: float, check_values: bool) -> tuple:
+    """`ConfusionMatrixMetric.shared_statistic()` for these arguments (defined here so that the
+    class-count metrics, which derive from it, and the confusion matrix agree)."""
+    return ("confusion_matrix", "multiclass", num_classes, float(threshold), bool(check_values))
+
+
+class ClassCountsMetric(Metric):
+    """Base of the metrics computed from `class_counts` (abstract: subclasses add `update`,
+    which calls `_accumulate`, and `compute`, which reads only `self.class_counts`).
+
+    Args:
+        num_classes: None for binary inputs (the positive class 1 only), else the number of
+            classes, or of labels when `multilabel`.
+        multilabel: Whether inputs are `(..., num_classes)` 0/1 indicators.
+        threshold: Decision threshold for scores shaped like the labels.
+        name: Metric name; defaults to the class name in snake case.
+        check_values: Count invalid labels/predictions, non-finite scores and negative weights
+            and raise them at compute.
+    """
+
+    def __init__(
+        self,
+        num_classes: int | None,
+        *,
+        multilabel: bool = False,
+        threshold: float = 0.5,
+        name: str | None = None,
+        check_values: bool = True,
+    ) -> None:
+        self.task = classification_task(num_classes, multilabel)
+        # Per task, so that the kinds name the rule that was broken; set before the base
+        # sizes its error counts from them.
+        self.error_kinds = error_kinds(self.task)
+        super().__init__(name, check_values=check_values)
+        self.num_classes = num_classes
+        self.multilabel = multilabel
+        self.threshold = float(threshold)
+        width = class_counts_width(num_classes, multilabel)
+        self.register_state(
+            "class_counts", torch.zeros((3, width), dtype=torch.float64), persistent=True
+        )
+
+    def shared_statistic(self) -> Hashable:
+        """The key of the `class_counts` statistic: equal for metrics whose updates are
+        identical (same task, classes, threshold and value checks), whatever they compute.
+
+        Example:
+            >>> from torchtally.metrics.classification._precision import PrecisionMetric
+            >>> PrecisionMetric(3).shared_statistic()
+            ('class_counts', 'multiclass', 3, 0.5, True)
+        """
+        return ("class_counts", self.task, self.num_classes, self.threshold, self.check_values)
+
+    def derives_from(self, statistic: Hashable) -> bool:
+        """Multiclass counts follow from a confusion matrix over the same classes."""
+        if self.task != "multiclass" or self.num_classes is None:
+            return False
+        return statistic == confusion_matrix_key(
+            self.num_classes, self.threshold, self.check_values
+        )
+
+    def load_derived(self, source: Metric) -> None:
+        """Fill `class_counts` from a confusion matrix's state: its diagonal, column sums
+        (predicted) and row sums (actual)."""
+        matrix: Tensor = source.confusion_matrix
+        self.class_counts.copy_(torch.stack([matrix.diagonal(), matrix.sum(0), matrix.sum(1)]))
+
+    def _ignored(self, argument: str, classes: Iterable[int] | None) -> tuple[int, ...]:
+        """Check a list of classes to leave out of the averages (none allowed for binary)."""
+        if self.task == "binary" and classes is not None:
+            raise ValueError(
+                f"Argument `{argument}` must be None for binary inputs (num_classes=None). "
+                f"Received: {argument}={classes!r}"
+            )
+        width = self.class_counts.shape[1]
+        return check_class_list(argument, classes, width)
+
+    def _accumulate(self, labels: Tensor, predictions: Tensor, weights: Tensor | None) -> None:
+        """Fold one batch into `class_counts` in place and count its data errors."""
+        class_counts_update(
+            labels,
+            predictions,
+            self.num_classes,
+            multilabel=self.multilabel,
+            threshold=self.threshold,
+            weights=weights,
+            out=self.class_counts,
+        )
+        if self.check_values:
+            self._record_errors(
+                *class_counts_errors(
+                    labels,
+                    predictions,
+                    self.num_classes,
+                    multilabel=self.multilabel,
+                    weights=weights,
+                )
+            )
+
+    def extra_repr(self) -> str:
+        return f"name={self.name!r}, task={self.task!r}, num_classes={self.num_classes!r}"

@@ -1,0 +1,101 @@
+"""`ConfusionMatrixMetric`: a (C, C) confusion matrix filled by one scatter per update."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import final
+
+import torch
+from torch import Tensor
+
+from torchtally._errors import check_choice, check_int
+from torchtally.functional.classification._confusion_matrix import (
+    NORMALIZE,
+    confusion_matrix_compute,
+    confusion_matrix_update,
+)
+from torchtally.functional.classification._valid_inputs import error_kinds, multiclass_errors
+from torchtally.metrics._base import Metric
+from torchtally.metrics.classification._class_counts import confusion_matrix_key
+
+__all__ = ["ConfusionMatrixMetric"]
+
+
+@final
+class ConfusionMatrixMetric(Metric):
+    """Counts of (label, prediction) pairs over every sample seen, as scikit-learn's
+    `confusion_matrix`: entry [i, j] counts samples with label i predicted as j.
+
+    Args:
+        num_classes: Number of classes (>= 2; 2 for a binary confusion matrix).
+        normalize: None (counts), "true" (each row sums to 1), "pred" (each column sums to 1)
+            or "all"; a row/column/total that is 0 gives 0s, as scikit-learn.
+        name: Metric name; defaults to "confusion_matrix".
+        threshold: Decision threshold for binary scores shaped like the labels.
+        check_values: Count labels/predictions outside `[0, num_classes)`, non-finite scores
+            and negative weights and raise them at compute.
+
+    Example:
+        >>> cm = ConfusionMatrixMetric(2)
+        >>> cm(torch.tensor([0, 1, 1]), torch.tensor([0, 1, 0]))
+        tensor([[1., 0.],
+                [1., 1.]], dtype=torch.float64)
+    """
+
+    error_kinds = error_kinds("multiclass")
+
+    def __init__(
+        self,
+        num_classes: int,
+        normalize: str | None = None,
+        name: str | None = None,
+        *,
+        threshold: float = 0.5,
+        check_values: bool = True,
+    ) -> None:
+        check_int("num_classes", num_classes, 2)
+        check_choice("normalize", normalize, NORMALIZE)
+        super().__init__(name, check_values=check_values)
+        self.num_classes = num_classes
+        self.normalize = normalize
+        self.threshold = float(threshold)
+        self.register_state(
+            "confusion_matrix",
+            torch.zeros((num_classes, num_classes), dtype=torch.float64),
+            persistent=True,
+        )
+
+    def shared_statistic(self) -> Hashable:
+        """`("confusion_matrix", "multiclass", num_classes, threshold, check_values)`; the
+        multiclass class-count metrics derive from it.
+
+        Example:
+            >>> ConfusionMatrixMetric(3).shared_statistic()
+            ('confusion_matrix', 'multiclass', 3, 0.5, True)
+        """
+        return confusion_matrix_key(self.num_classes, self.threshold, self.check_values)
+
+    def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
+        """Count one batch.
+
+        Args:
+            labels: Integer class indices of any shape.
+            predictions: Indices shaped like `labels`, or scores with a trailing class dimension.
+            weights: Optional sample weights shaped like `labels`.
+        """
+        confusion_matrix_update(
+            labels,
+            predictions,
+            self.num_classes,
+            threshold=self.threshold,
+            weights=weights,
+            out=self.confusion_matrix,
+        )
+        if self.check_values:
+            self._record_errors(*multiclass_errors(labels, predictions, self.num_classes, weights))
+
+    def compute(self) -> Tensor:
+        return confusion_matrix_compute(self.confusion_matrix, self.normalize)
+
+    def extra_repr(self) -> str:
+        return f"name={self.name!r}, num_classes={self.num_classes}, normalize={self.normalize!r}"

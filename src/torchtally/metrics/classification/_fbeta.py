@@ -1,0 +1,159 @@
+"""`FBetaScoreMetric` (cstorch's) and `F1ScoreMetric`, accumulated exactly over batches."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import final
+
+from torch import Tensor
+
+from torchtally._errors import check_choice
+from torchtally.functional.classification._averaging import AVERAGE_TYPES
+from torchtally.functional.classification._precision_recall import check_beta, fbeta_compute
+from torchtally.metrics.classification._class_counts import ClassCountsMetric
+
+__all__ = ["F1ScoreMetric", "FBetaScoreMetric"]
+
+
+class _FBeta(ClassCountsMetric):
+    """F-beta over class counts (abstract: `FBetaScoreMetric` and `F1ScoreMetric`)."""
+
+    def __init__(
+        self,
+        num_classes: int | None,
+        beta: float,
+        average_type: str,
+        ignore_labels: Iterable[int] | None,
+        name: str | None,
+        threshold: float,
+        multilabel: bool,
+        check_values: bool,
+    ) -> None:
+        self.beta = check_beta(beta)
+        check_choice("average_type", average_type, AVERAGE_TYPES)
+        super().__init__(
+            num_classes,
+            multilabel=multilabel,
+            threshold=threshold,
+            name=name,
+            check_values=check_values,
+        )
+        self.average_type = average_type
+        self.ignore_labels = self._ignored("ignore_labels", ignore_labels)
+
+    def _fbeta(self) -> Tensor:
+        return fbeta_compute(
+            self.class_counts, self.beta, self.average_type, self.task, self.ignore_labels
+        )
+
+
+@final
+class FBetaScoreMetric(_FBeta):
+    """F-beta, (1 + beta²) P R / (beta² P + R), over every sample seen (cstorch's signature).
+
+    Tasks, inputs, averages and zero-division conventions are `PrecisionMetric`'s; the score is
+    scikit-learn's `fbeta_score`: 0 for a class with neither labels nor predictions.
+
+    Args:
+        num_classes: None for binary (the positive class 1 only), else the number of classes
+            (or of labels when `multilabel`).
+        beta: Weight of recall relative to precision (finite, >= 0; 0 gives precision).
+        average_type: "micro", "macro", "weighted" or "none".
+        ignore_labels: Classes left out of the average (not for binary).
+        name: Metric name; defaults to "f_beta_score".
+        threshold: Decision threshold for scores shaped like the labels.
+        multilabel: Whether the inputs are multilabel indicators.
+        check_values: Count invalid labels/predictions, non-finite scores and negative weights
+            and raise them at compute.
+
+    Example:
+        >>> metric = FBetaScoreMetric(3, beta=2.0, average_type="macro", ignore_labels=[0])
+        >>> metric(torch.tensor([0, 1, 2, 2]), torch.tensor([0, 2, 2, 2]))
+        tensor(0.4545, dtype=torch.float64)
+    """
+
+    def __init__(
+        self,
+        num_classes: int | None = None,
+        beta: float = 1.0,
+        average_type: str = "micro",
+        ignore_labels: Iterable[int] | None = None,
+        name: str | None = None,
+        *,
+        threshold: float = 0.5,
+        multilabel: bool = False,
+        check_values: bool = True,
+    ) -> None:
+        super().__init__(
+            num_classes,
+            beta,
+            average_type,
+            ignore_labels,
+            name,
+            threshold,
+            multilabel,
+            check_values,
+        )
+
+    def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
+        """Count one batch.
+
+        Args:
+            labels: Class indices, 0/1 labels or multilabel indicators (see `PrecisionMetric`).
+            predictions: Class indices or scores.
+            weights: Optional sample weights, shaped like `labels` (per sample for multilabel).
+        """
+        self._accumulate(labels, predictions, weights)
+
+    def compute(self) -> Tensor:
+        return self._fbeta()
+
+
+@final
+class F1ScoreMetric(_FBeta):
+    """F1, the harmonic mean of precision and recall: `FBetaScoreMetric` with beta = 1.
+
+    Args:
+        num_classes: None for binary, else the number of classes (or labels).
+        average_type: "micro", "macro", "weighted" or "none".
+        ignore_labels: Classes left out of the average (not for binary).
+        name: Metric name; defaults to "f1_score".
+        threshold: Decision threshold for scores shaped like the labels.
+        multilabel: Whether the inputs are multilabel indicators.
+        check_values: Count invalid labels/predictions, non-finite scores and negative weights
+            and raise them at compute.
+
+    Example:
+        >>> metric = F1ScoreMetric()
+        >>> metric(torch.tensor([1, 0, 1, 1]), torch.tensor([0.9, 0.8, 0.3, 0.7]))
+        tensor(0.6667, dtype=torch.float64)
+    """
+
+    def __init__(
+        self,
+        num_classes: int | None = None,
+        average_type: str = "micro",
+        ignore_labels: Iterable[int] | None = None,
+        name: str | None = None,
+        *,
+        threshold: float = 0.5,
+        multilabel: bool = False,
+        check_values: bool = True,
+    ) -> None:
+        super().__init__(
+            num_classes,
+            1.0,
+            average_type,
+            ignore_labels,
+            name,
+            threshold,
+            multilabel,
+            check_values,
+        )
+
+    def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
+        """Count one batch (arguments as `FBetaScoreMetric.update`)."""
+        self._accumulate(labels, predictions, weights)
+
+    def compute(self) -> Tensor:
+        return self._fbeta()

@@ -1,0 +1,62 @@
+"""`MeanPerClassAccuracyMetric`: cstorch's mean per-class accuracy (balanced accuracy)."""
+
+from __future__ import annotations
+
+from typing import final
+
+from torch import Tensor
+
+from torchtally._errors import check_int
+from torchtally.functional.classification._mean_per_class_accuracy import (
+    mean_per_class_accuracy_compute,
+)
+from torchtally.metrics.classification._class_counts import ClassCountsMetric
+
+__all__ = ["MeanPerClassAccuracyMetric"]
+
+
+@final
+class MeanPerClassAccuracyMetric(ClassCountsMetric):
+    """Mean over classes of the fraction of each class's samples predicted correctly (the
+    mean per-class recall).
+
+    The mean runs over the classes that occur in the labels seen so far, as scikit-learn's
+    `balanced_accuracy_score`: a class with no label has no accuracy. (TensorFlow's
+    `mean_per_class_accuracy` averages such a class in as 0.) NaN before any label.
+
+    Args:
+        num_classes: Number of classes (>= 2).
+        name: Metric name; defaults to "mean_per_class_accuracy".
+        threshold: Decision threshold for binary scores shaped like the labels.
+        check_values: Count labels/predictions outside `[0, num_classes)`, non-finite scores
+            and negative weights and raise them at compute.
+
+    Example:
+        >>> metric = MeanPerClassAccuracyMetric(3)
+        >>> metric(torch.tensor([0, 1, 1, 1]), torch.tensor([0, 1, 0, 0]))
+        tensor(0.6667, dtype=torch.float64)
+    """
+
+    def __init__(
+        self,
+        num_classes: int,
+        name: str | None = None,
+        *,
+        threshold: float = 0.5,
+        check_values: bool = True,
+    ) -> None:
+        check_int("num_classes", num_classes, 2)  # multiclass only: no binary default
+        super().__init__(num_classes, threshold=threshold, name=name, check_values=check_values)
+
+    def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
+        """Count one batch.
+
+        Args:
+            labels: Integer class indices of any shape.
+            predictions: Indices shaped like `labels`, or scores with a trailing class dimension.
+            weights: Optional sample weights shaped like `labels`.
+        """
+        self._accumulate(labels, predictions, weights)
+
+    def compute(self) -> Tensor:
+        return mean_per_class_accuracy_compute(self.class_counts)

@@ -1,0 +1,87 @@
+"""`PrecisionMetric`: precision accumulated exactly over batches (Burn's `Precision`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import final
+
+from torch import Tensor
+
+from torchtally._errors import check_choice
+from torchtally.functional.classification._averaging import AVERAGE_TYPES
+from torchtally.functional.classification._precision_recall import precision_compute
+from torchtally.metrics.classification._class_counts import ClassCountsMetric
+
+__all__ = ["PrecisionMetric"]
+
+
+@final
+class PrecisionMetric(ClassCountsMetric):
+    """Precision, tp / (tp + fp), over every sample seen, as scikit-learn's `precision_score`.
+
+    Three tasks, fixed by the constructor:
+
+    - binary (`num_classes=None`): 0/1 labels; predictions 0/1 or scores (positive where
+      `> threshold`). The score of the positive class 1 (scikit-learn's `average="binary"`);
+      every `average_type` gives it ("none": shape `(1,)`).
+    - multiclass (`num_classes=C`, C >= 2, including C = 2): integer labels of any shape;
+      predictions indices, or scores with a trailing class dimension (argmax).
+    - multilabel (`multilabel=True`): `(..., C)` 0/1 indicators; predictions 0/1 or scores.
+
+    A class with no predicted sample has precision 0 (scikit-learn's default zero division).
+    "macro" averages multiclass classes seen in labels or predictions, and every label for
+    multilabel, as scikit-learn does; see `torchtally.functional.classification._averaging`.
+
+    Args:
+        num_classes: None for binary, else the number of classes (or labels).
+        average_type: "micro", "macro", "weighted" or "none".
+        ignore_labels: Classes left out of the average (cstorch's; not for binary).
+        name: Metric name; defaults to "precision".
+        threshold: Decision threshold for scores shaped like the labels.
+        multilabel: Whether the inputs are multilabel indicators.
+        check_values: Count invalid labels/predictions, non-finite scores and negative weights
+            and raise them at compute.
+
+    Example:
+        >>> metric = PrecisionMetric(3, average_type="macro")
+        >>> metric.update(torch.tensor([0, 1, 2, 2]), torch.tensor([0, 2, 2, 2]))
+        >>> metric.compute()
+        tensor(0.5556, dtype=torch.float64)
+    """
+
+    def __init__(
+        self,
+        num_classes: int | None = None,
+        average_type: str = "micro",
+        ignore_labels: Iterable[int] | None = None,
+        name: str | None = None,
+        *,
+        threshold: float = 0.5,
+        multilabel: bool = False,
+        check_values: bool = True,
+    ) -> None:
+        check_choice("average_type", average_type, AVERAGE_TYPES)
+        super().__init__(
+            num_classes,
+            multilabel=multilabel,
+            threshold=threshold,
+            name=name,
+            check_values=check_values,
+        )
+        self.average_type = average_type
+        self.ignore_labels = self._ignored("ignore_labels", ignore_labels)
+
+    def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
+        """Count one batch.
+
+        Args:
+            labels: Class indices, 0/1 labels or multilabel indicators (see the class).
+            predictions: Class indices or scores.
+            weights: Optional sample weights, shaped like `labels` (per sample for multilabel).
+        """
+        self._accumulate(labels, predictions, weights)
+
+    def compute(self) -> Tensor:
+        return precision_compute(
+            self.class_counts, self.average_type, self.task, self.ignore_labels
+        )

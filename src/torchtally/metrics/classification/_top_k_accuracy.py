@@ -1,0 +1,75 @@
+"""`TopKAccuracyMetric`: Burn's top-k accuracy, accumulated over batches."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import final
+
+import torch
+from torch import Tensor
+
+from torchtally._errors import check_int
+from torchtally.functional.classification._top_k_accuracy import (
+    top_k_accuracy_compute,
+    top_k_accuracy_errors,
+    top_k_accuracy_update,
+)
+from torchtally.metrics._base import Metric
+
+__all__ = ["TopKAccuracyMetric"]
+
+
+@final
+class TopKAccuracyMetric(Metric):
+    """Fraction of samples whose label is among their `k` highest scores, as scikit-learn's
+    `top_k_accuracy_score`.
+
+    Ties are broken as scikit-learn does: among equal scores the higher class index ranks
+    first (so with all scores equal, only the `k` highest classes are hits). With `weights`
+    it is the weighted mean of the hits (scikit-learn's `sample_weight`; with 0/1 weights, the
+    plain mean over the weight-1 samples). NaN before any sample.
+
+    Args:
+        k: How many of the highest scores count as a hit (>= 1; k >= num_classes always hits).
+        name: Metric name; defaults to "top_k_accuracy".
+        check_values: Count labels outside `[0, num_classes)`, non-finite scores and negative
+            weights and raise them at compute.
+
+    Example:
+        >>> top2 = TopKAccuracyMetric(2)
+        >>> top2(torch.tensor([2, 0]), torch.tensor([[0.5, 0.2, 0.3], [0.1, 0.6, 0.3]]))
+        tensor(0.5000, dtype=torch.float64)
+    """
+
+    error_kinds = ("labels outside [0, num_classes)", "non-finite predictions", "negative weights")
+
+    def __init__(self, k: int, name: str | None = None, *, check_values: bool = True) -> None:
+        check_int("k", k, 1)
+        super().__init__(name, check_values=check_values)
+        self.k = k
+        self.register_state("hits", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("total", torch.zeros((), dtype=torch.float64), persistent=True)
+
+    def shared_statistic(self) -> Hashable:
+        """`("top_k_hits", k, check_values)`."""
+        return ("top_k_hits", self.k, self.check_values)
+
+    def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
+        """Count one batch.
+
+        Args:
+            labels: Integer class indices of any shape.
+            predictions: Scores or logits of shape `labels.shape + (num_classes,)`.
+            weights: Optional sample weights shaped like `labels`.
+        """
+        hits, total = top_k_accuracy_update(labels, predictions, self.k, weights)
+        if self.check_values:
+            self._record_errors(*top_k_accuracy_errors(labels, predictions, weights))
+        self.hits.add_(hits)
+        self.total.add_(total)
+
+    def compute(self) -> Tensor:
+        return top_k_accuracy_compute(self.hits, self.total)
+
+    def extra_repr(self) -> str:
+        return f"name={self.name!r}, k={self.k}"

@@ -1,0 +1,109 @@
+"""`PrecisionAtKMetric` and `RecallAtKMetric`: cstorch's @k metrics (TensorFlow's
+`precision_at_k` / `recall_at_k` with sparse labels). Both keep the same three sums, so in a
+`MetricCollection` they share one update."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import final
+
+import torch
+from torch import Tensor
+
+from torchtally._errors import check_int
+from torchtally.functional.ranking._inputs import count_negative, count_nonfinite
+from torchtally.functional.ranking._top_k import (
+    at_k_update,
+    check_top_k_inputs,
+    precision_at_k_compute,
+    recall_at_k_compute,
+)
+from torchtally.metrics._base import Metric
+
+__all__ = ["PrecisionAtKMetric", "RecallAtKMetric"]
+
+
+class _AtKMetric(Metric):
+    """Shared state and update: weighted hits in the top k, weight, weighted label count."""
+
+    error_kinds = ("labels outside [0, num_classes)", "non-finite predictions", "negative weights")
+
+    def __init__(self, k: int, name: str | None = None, *, check_values: bool = True) -> None:
+        check_int("k", k, 1)
+        super().__init__(name, check_values=check_values)
+        self.k = k
+        for state in ("hits", "weight", "relevant"):
+            self.register_state(state, torch.zeros((), dtype=torch.float64), persistent=True)
+
+    def shared_statistic(self) -> Hashable:
+        """`("at_k", k, check_values)`: precision@k and recall@k share one update."""
+        return ("at_k", self.k, self.check_values)
+
+    def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
+        """Count one batch.
+
+        Args:
+            labels: `(N,)` or `(N, num_labels)` integer ids of the relevant classes (a set
+                per sample: repeats count once).
+            predictions: `(N, num_classes)` scores or logits; the top k are the k highest,
+                ties going to the lower class id.
+            weights: Optional scalar or `(N,)` per-sample weights; 0 masks a sample.
+        """
+        hits, weight, relevant = at_k_update(labels, predictions, self.k, weights)
+        if self.check_values:
+            ids = check_top_k_inputs(labels, predictions, self.k)
+            outside = torch.logical_or(ids < 0, ids >= predictions.shape[1])
+            self._record_errors(
+                torch.count_nonzero(outside), count_nonfinite(predictions), count_negative(weights)
+            )
+        self.hits.add_(hits)
+        self.weight.add_(weight)
+        self.relevant.add_(relevant)
+
+    def extra_repr(self) -> str:
+        return f"name={self.name!r}, k={self.k}"
+
+
+@final
+class PrecisionAtKMetric(_AtKMetric):
+    """Precision@k: the weighted fraction of each sample's top-k classes that are relevant,
+    `sum_i w_i * hits_i / (k * sum_i w_i)` (cstorch `PrecisionAtKMetric`, TF's
+    `precision_at_k` with sparse labels). NaN before any sample.
+
+    Args:
+        k: The number of top predictions (1 <= k <= num_classes).
+        name: Metric name; defaults to "precision_at_k".
+        check_values: Count labels outside `[0, num_classes)` (never hits), non-finite scores
+            and negative weights, and raise them at compute.
+
+    Example:
+        >>> p = PrecisionAtKMetric(2)
+        >>> p(torch.tensor([[1, 3]]), torch.tensor([[0.1, 0.5, 0.3, 0.2]]))
+        tensor(0.5000, dtype=torch.float64)
+    """
+
+    def compute(self) -> Tensor:
+        return precision_at_k_compute(self.hits, self.weight, self.k)
+
+
+@final
+class RecallAtKMetric(_AtKMetric):
+    """Recall@k: the weighted fraction of each sample's relevant classes found in its top k,
+    `sum_i w_i * hits_i / sum_i w_i * |labels_i|` (cstorch `RecallAtKMetric`, TF's
+    `recall_at_k` with sparse labels). NaN before any sample.
+
+    Args:
+        k: The number of top predictions (1 <= k <= num_classes).
+        name: Metric name; defaults to "recall_at_k".
+        check_values: Count labels outside `[0, num_classes)` (never hits, but counted as
+            relevant, as in TF), non-finite scores and negative weights, and raise them at
+            compute.
+
+    Example:
+        >>> r = RecallAtKMetric(1)
+        >>> r(torch.tensor([[1, 3]]), torch.tensor([[0.1, 0.5, 0.3, 0.2]]))
+        tensor(0.5000, dtype=torch.float64)
+    """
+
+    def compute(self) -> Tensor:
+        return recall_at_k_compute(self.hits, self.relevant)

@@ -1,0 +1,207 @@
+"""`AUROCMetric`: Burn's AUROC, exact (preallocated buffer) or binned (constant memory)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import final
+
+import torch
+from torch import Tensor
+
+from torchtally._errors import MetricValueError, check_choice, check_int, tracing
+from torchtally.functional.ranking._auroc import (
+    AVERAGES,
+    exact_auroc_compute,
+    exact_auroc_update,
+)
+from torchtally.functional.ranking._binned_auroc import (
+    binned_auroc_compute,
+    binned_auroc_error_bound,
+    binned_auroc_update,
+    count_out_of_range,
+)
+from torchtally.functional.ranking._inputs import (
+    check_score_range,
+    count_invalid_labels,
+    count_nonfinite,
+)
+from torchtally.functional.ranking._keys import KEY_DTYPES, code_dtype
+from torchtally.metrics._base import Metric
+
+__all__ = ["DEFAULT_CAPACITY", "AUROCMetric"]
+
+#: Samples the exact mode stores by default (2**20).
+DEFAULT_CAPACITY = 1 << 20
+
+
+@final
+class AUROCMetric(Metric):
+    """Area under the ROC curve over every sample seen, exact or binned.
+
+    Binary when `num_classes` is None: labels 0/1 and one score per sample (any shape, same
+    for both). Multiclass otherwise: `(N,)` class indices and `(N, num_classes)` scores
+    (logits or probabilities), one-vs-rest per class and macro-averaged over the classes
+    that have both positives and negatives, as scikit-learn's
+    `roc_auc_score(multi_class="ovr", average="macro")`. NaN where undefined.
+
+    **Exact mode** (default) stores every sample in a preallocated buffer of `capacity` rows:
+    per sample a score key of `dtype`'s width per class (4 bytes for float32) and a label code
+    (1 byte below 255 classes, 2 below 32767, else 4). The default capacity, 2**20 samples,
+    takes 5 MiB binary, or `2**20 * (4 * num_classes + 1)` bytes multiclass (45 MiB for 10
+    classes); float64 doubles the keys. `compute` sorts the whole buffer once per class (cost
+    grows with `capacity`, not with the samples seen) with no host sync, and counts ties as
+    1/2, so it equals scikit-learn. Binary `compute` sorts the buffer in place, reordering
+    the stored samples (their order means nothing to AUROC) instead of sorting a copy: its
+    peak memory is about 20 bytes per buffered sample. Samples beyond `capacity` are dropped, and `compute`
+    then raises `MetricValueError` saying how many and what capacity to use, even with
+    `check_values=False`. float64 scores are rounded to float32 unless `dtype=torch.float64`.
+
+    **Binned mode** (`num_bins=B`) keeps, per class, histograms of the positives' and
+    negatives' scores over `B` equal-width bins of `score_range` (probabilities, [0, 1], by
+    default): constant memory, one `scatter_add_` per update, exactly additive over batches
+    and ranks. Scores outside the range are counted as errors (not silently clamped). Pairs
+    in the same bin count as ties, so the value is within `error_bound()` of the exact AUROC:
+    `1/2 * sum_b pos_b * neg_b / (P * N)` per class.
+
+    Args:
+        num_classes: None for binary, else the number of classes (>= 2).
+        capacity: Exact mode: the samples the buffer holds (default `DEFAULT_CAPACITY`).
+        num_bins: Binned mode: the number of score bins; excludes `capacity`.
+        name: Metric name; defaults to "auroc".
+        score_range: Binned mode: `(low, high)` of the scores.
+        average: Multiclass: "macro" or "none" (per-class values).
+        dtype: Exact mode: score precision, `torch.float32` or `torch.float64`.
+        check_values: Count invalid labels (binary: not 0/1; multiclass: outside
+            `[0, num_classes)`, those are then ignored), non-finite scores and, binned,
+            scores outside `score_range`, and raise them at compute.
+
+    Example:
+        >>> labels, scores = torch.tensor([0, 0, 1, 1]), torch.tensor([0.1, 0.4, 0.35, 0.8])
+        >>> AUROCMetric(capacity=1024)(labels, scores)
+        tensor(0.7500, dtype=torch.float64)
+        >>> binned = AUROCMetric(num_bins=2)
+        >>> binned(labels, scores), binned.error_bound()
+        (tensor(0.7500, dtype=torch.float64), tensor(0.2500, dtype=torch.float64))
+    """
+
+    error_kinds = ("invalid labels", "non-finite predictions", "predictions outside score_range")
+
+    def __init__(
+        self,
+        num_classes: int | None = None,
+        capacity: int | None = None,
+        num_bins: int | None = None,
+        name: str | None = None,
+        *,
+        score_range: Sequence[float] = (0.0, 1.0),
+        average: str = "macro",
+        dtype: torch.dtype = torch.float32,
+        check_values: bool = True,
+    ) -> None:
+        check_int("num_classes", num_classes, 2, allow_none=True)
+        check_int("capacity", capacity, 1, allow_none=True)
+        check_int("num_bins", num_bins, 1, allow_none=True)
+        check_choice("average", average, AVERAGES)
+        check_choice("dtype", dtype, tuple(KEY_DTYPES))
+        if capacity is not None and num_bins is not None:
+            raise ValueError(
+                "Arguments `capacity` (exact mode) and `num_bins` (binned mode) are exclusive. "
+                f"Received: capacity={capacity}, num_bins={num_bins}"
+            )
+        low_high = check_score_range(score_range)
+        super().__init__(name, check_values=check_values)
+        self.num_classes = num_classes
+        self.num_bins = num_bins
+        self.score_range = low_high
+        self.average = average
+        self.dtype = dtype
+        classes = 1 if num_classes is None else num_classes
+        if num_bins is not None:
+            self.capacity = None
+            histogram = torch.zeros(classes, 2, num_bins, dtype=torch.float64)
+            self.register_state("histogram", histogram, persistent=True)
+            return
+        self.capacity = DEFAULT_CAPACITY if capacity is None else capacity
+        shape = (self.capacity,) if num_classes is None else (self.capacity, num_classes)
+        # Empty rows: code 0 (no sample) and the largest key, so that sorting the buffer in
+        # place (binary compute) leaves them after the samples, where appends go.
+        key_dtype = KEY_DTYPES[dtype]
+        keys = torch.full(shape, torch.iinfo(key_dtype).max, dtype=key_dtype)
+        codes = torch.zeros(self.capacity, dtype=code_dtype(num_classes))
+        self.register_state("keys", keys, persistent=True, reduction="cat")
+        self.register_state("codes", codes, persistent=True, reduction="cat")
+
+    def shared_statistic(self) -> Hashable:
+        """Equal for AUROC metrics with identical updates (e.g. "macro" and "none")."""
+        mode = ("binned", self.num_bins, self.score_range) if self.num_bins else ("exact",)
+        return ("auroc", self.num_classes, self.capacity, self.dtype, *mode, self.check_values)
+
+    def update(self, labels: Tensor, predictions: Tensor) -> None:
+        """Add one batch.
+
+        Args:
+            labels: Binary labels shaped like `predictions`, or `(N,)` class indices.
+            predictions: Binary scores, or `(N, num_classes)` class scores.
+        """
+        out_of_range = None
+        if self.num_bins is None:
+            keys, codes = exact_auroc_update(labels, predictions, self.num_classes, self.dtype)
+            self._cat_append("keys", keys)
+            self._cat_append("codes", codes)
+        else:
+            self.histogram.add_(
+                binned_auroc_update(
+                    labels, predictions, self.num_bins, self.score_range, self.num_classes
+                )
+            )
+            out_of_range = count_out_of_range(predictions, self.score_range)
+        if self.check_values:
+            invalid = count_invalid_labels(labels, self.num_classes)
+            self._record_errors(invalid, count_nonfinite(predictions), out_of_range)
+
+    def compute(self) -> Tensor:
+        if self.num_bins is not None:
+            return binned_auroc_compute(self.histogram, self.average)
+        keys, _ = self._cat_values("keys")
+        codes, _ = self._cat_values("codes")
+        # Binary: sort the buffer itself (a stable sort keeps the filled rows first), which
+        # saves a sorted copy of it; the stored samples are unchanged, only reordered.
+        in_place = self.num_classes is None
+        return exact_auroc_compute(keys, codes, self.num_classes, self.average, in_place=in_place)
+
+    def error_bound(self) -> Tensor:
+        """Bound on |this metric's value - the exact AUROC| (0 in exact mode), shaped like
+        `compute()`'s result: `1/2 * sum_b pos_b * neg_b / (P * N)` (macro: averaged).
+
+        Returns:
+            A float64 tensor; NaN where the AUROC is undefined.
+        """
+        with self.synced():
+            self.check_errors()
+            if self.num_bins is not None:
+                return binned_auroc_error_bound(self.histogram, self.average)
+        shape: tuple[int, ...] = ()
+        if self.num_classes is not None and self.average == "none":
+            shape = (self.num_classes,)
+        return torch.zeros(shape, dtype=torch.float64, device=self._errors.device)
+
+    def check_errors(self) -> None:
+        """Raise for bad values (see `Metric.check_errors`), then, in exact mode, for samples
+        dropped past the capacity, whatever `check_values` says: the AUROC of the kept
+        samples would silently differ from the AUROC of those seen."""
+        super().check_errors()
+        if self.num_bins is not None or tracing(self._errors):
+            return
+        dropped = int(self._cat_overflow("keys"))  # one host read, at compute only
+        if dropped:
+            seen = int(self._cat_values("keys")[0].shape[0]) + dropped
+            raise MetricValueError(
+                f"`{self.name}` received {seen} samples but its exact-mode buffer holds "
+                f"capacity={seen - dropped}: {dropped} samples were dropped. Construct it "
+                f"with capacity >= {seen}, or use binned mode (num_bins=...) for constant "
+                "memory."
+            )
+
+    def extra_repr(self) -> str:
+        mode = f"num_bins={self.num_bins}" if self.num_bins else f"capacity={self.capacity}"
+        return f"name={self.name!r}, num_classes={self.num_classes}, {mode}"

@@ -1,0 +1,110 @@
+"""`NAdam`: Adam with Nesterov momentum."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import final
+
+import torch
+from torch import Tensor
+from torch.optim.optimizer import ParamsT
+
+from torchtally.optim._base import Optimizer, one_scalar
+from torchtally.optim._checks import check_betas, check_bool, check_float
+from torchtally.optim._math import one_minus_pow
+
+__all__ = ["NAdam"]
+
+
+@final
+class NAdam(Optimizer):
+    """NAdam (Dozat, 2016), step for step equal to `torch.optim.NAdam`.
+
+    Args:
+        params: Parameters or parameter groups.
+        lr: Learning rate.
+        betas: Decay rates of the first and second moment estimates.
+        eps: Added to the denominator for numerical stability.
+        weight_decay: Weight decay; an L2 penalty on the gradient unless decoupled.
+        momentum_decay: Decay of the momentum schedule `mu_t`.
+        decoupled_weight_decay: Decay the weights directly, as AdamW does.
+        maximize: Maximize the objective instead of minimizing it.
+
+    Example:
+        >>> w = torch.ones(2, requires_grad=True)
+        >>> opt = NAdam([w], lr=0.1)
+        >>> w.sum().backward()
+        >>> opt.step()
+        >>> w.detach().lt(1).all().item()
+        True
+    """
+
+    def __init__(
+        self,
+        params: ParamsT,
+        lr: float | Tensor = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        momentum_decay: float = 4e-3,
+        decoupled_weight_decay: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
+        defaults = {
+            "lr": lr,
+            "betas": check_betas("betas", betas),
+            "eps": check_float("eps", eps, 0.0),
+            "weight_decay": check_float("weight_decay", weight_decay, 0.0),
+            "momentum_decay": check_float("momentum_decay", momentum_decay, 0.0),
+            "decoupled_weight_decay": check_bool("decoupled_weight_decay", decoupled_weight_decay),
+            "maximize": check_bool("maximize", maximize),
+        }
+        super().__init__(params, defaults, enable_global_step=True)
+
+    def preinitialize(self) -> None:
+        """Create the moment estimates (zero) and the momentum product (one)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.init_state(p, "mu_product", one_scalar)
+                self.init_state(p, "exp_avg", torch.zeros_like)
+                self.init_state(p, "exp_avg_sq", torch.zeros_like)
+
+    def state_names_to_sparsify(self) -> list[str]:
+        """The moment estimates are shaped like their parameter."""
+        return ["exp_avg", "exp_avg_sq"]
+
+    @torch.no_grad()
+    def step(self, closure: Callable[[], float] | None = None) -> float | None:  # type: ignore[override]
+        """Take one NAdam step.
+
+        Args:
+            closure: Optional function that re-evaluates the model and returns the loss.
+
+        Returns:
+            The closure's loss, or None.
+        """
+        loss = self.evaluate_closure(closure)
+        for group, p, grad in self.params_with_grad():
+            state = self.state[p]
+            step = self.step_for(p)
+            lr, weight_decay = self.lr_for(group, p), group["weight_decay"]
+            beta1, beta2 = group["betas"]
+            if weight_decay != 0:
+                if group["decoupled_weight_decay"]:
+                    p.mul_(1 - lr * weight_decay)
+                else:
+                    grad = grad + weight_decay * p
+            decay = group["momentum_decay"]
+            mu = beta1 * (1 - 0.5 * 0.96 ** (step * decay))
+            mu_next = beta1 * (1 - 0.5 * 0.96 ** ((step + 1) * decay))
+            mu_product = state["mu_product"]
+            mu_product.mul_(mu)
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            exp_avg.lerp_(grad, 1 - beta1)
+            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            denom = (exp_avg_sq / one_minus_pow(beta2, step)).sqrt() + group["eps"]
+            grad_weight = lr * (1 - mu) / (1 - mu_product)
+            avg_weight = lr * mu_next / (1 - mu_product * mu_next)
+            p.sub_(grad_weight * (grad / denom)).sub_(avg_weight * (exp_avg / denom))
+        return loss

@@ -1,0 +1,173 @@
+"""The `LRScheduler` base class: learning rates in closed form of a step-count tensor.
+
+A torch scheduler keeps its epoch as a Python int and often updates the rate recursively, so a
+traced step would either bake in one value or recompile every step. Here the step count is a
+0-dim int64 tensor on the optimizer's device, the schedule is a formula of it written with
+tensor operations (`_get_closed_form_lr`), and `step()` writes the result into the
+optimizer's learning-rate tensors in place. Inside a compiled step nothing is read back to
+the host, and a CUDA graph replays with the rate it computes on the device.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from torchtally._errors import check_int
+from torchtally.optim._base import SCALAR_DTYPE
+
+__all__ = ["LRScheduler", "scheduler_device"]
+
+
+def scheduler_device(optimizer: torch.optim.Optimizer) -> torch.device:
+    """The device of the optimizer's learning rates (or first parameter): where a scheduler
+    keeps its step count and constants. Raises unless `optimizer` is an optimizer."""
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise ValueError(
+            "Argument `optimizer` must be a torch.optim.Optimizer. "
+            f"Received: optimizer={optimizer!r}"
+        )
+    for group in optimizer.param_groups:
+        if isinstance(group["lr"], Tensor):
+            return group["lr"].device
+        if group["params"]:
+            return group["params"][0].device
+    return torch.device("cpu")
+
+
+class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
+    """Base class of torchtally's schedulers (`cstorch.optim.lr_scheduler.LRScheduler`).
+
+    Subclasses set their hyperparameters, call `super().__init__`, and implement
+    `_get_closed_form_lr()`: the rate at step `self.last_epoch` (a 0-dim int64 tensor) as a 0-dim
+    tensor, with tensor operations only (`torch.where`, not `if`). Every parameter group gets
+    the same rate. Construction takes the first step, so the rate of step 0 is set at once; call
+    `step()` after each `optimizer.step()`, inside the compiled step or outside it.
+
+    With an optimizer whose rates are Python floats (a `torch.optim` one), `step()` writes a
+    float, which reads the value back to the host; torchtally's optimizers hold tensors.
+
+    Args:
+        optimizer: The optimizer whose learning rates are scheduled.
+        total_iters: How many steps the schedule spans (None: unbounded). `SequentialLR` and
+            `configure_lr_scheduler` read it.
+        last_epoch: The step count before construction; -1 starts a new schedule.
+
+    Example:
+        >>> class Halving(LRScheduler):
+        ...     def __init__(self, optimizer, initial_learning_rate):
+        ...         self.initial_learning_rate = initial_learning_rate
+        ...         super().__init__(optimizer)
+        ...     def _get_closed_form_lr(self):
+        ...         return self.initial_learning_rate * 0.5 ** self.last_epoch.float()
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> scheduler = Halving(opt, 1.0)
+        >>> scheduler.step()
+        >>> scheduler.get_last_lr()
+        [tensor(0.5000)]
+    """
+
+    #: The rate the schedule starts from; `ChainedScheduler` divides by it. Set by subclasses.
+    initial_learning_rate: float
+    last_epoch: Tensor  # type: ignore[assignment]
+
+    def __init__(
+        self,
+        optimizer: torch.optim.Optimizer,
+        total_iters: int | None = None,
+        last_epoch: int = -1,
+    ) -> None:
+        self.device = scheduler_device(optimizer)
+        check_int("total_iters", total_iters, 1, allow_none=True)
+        check_int("last_epoch", last_epoch, -1)
+        self.optimizer = optimizer
+        self.total_iters = total_iters
+        self.last_epoch = torch.tensor(last_epoch, dtype=torch.int64, device=self.device)
+        self._last_lr: list[float | Tensor] = []
+        self.step()
+
+    @abstractmethod
+    def _get_closed_form_lr(self) -> Tensor:  # type: ignore[override]
+        """The learning rate at step `self.last_epoch`, as a 0-dim tensor."""
+
+    def step(self, epoch: int | None = None) -> None:
+        """Advance the step count by one (or set it to `epoch`) and set the optimizer's rates.
+
+        Args:
+            epoch: Jump to this step count instead of advancing (torch's deprecated form).
+        """
+        if epoch is None:
+            self.last_epoch.add_(1)
+        else:
+            check_int("epoch", epoch, 0)
+            self.last_epoch.fill_(epoch)
+        self._apply_lr()
+
+    def get_last_lr(self) -> list[float | Tensor]:
+        """The rates set by the latest `step()`, one 0-dim tensor per parameter group.
+
+        Returns:
+            The learning rates (not the optimizer's tensors: writing to them changes nothing
+            there).
+        """
+        return self._last_lr
+
+    def get_lr(self) -> list[float | Tensor]:
+        """The rates at the current step count, one per parameter group.
+
+        Returns:
+            The learning rates.
+        """
+        lr = self._closed_form_checked()
+        return [lr for _ in self.optimizer.param_groups]
+
+    def state_dict(self) -> dict[str, Any]:
+        """The step count, which with the constructor's arguments fixes the schedule.
+
+        Returns:
+            `{"last_epoch": int}` (a host read: call it outside the step).
+        """
+        return {"last_epoch": int(self.last_epoch)}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the step count and set the optimizer's rates to match it.
+
+        Args:
+            state_dict: As returned by `state_dict()`.
+        """
+        if "last_epoch" not in state_dict:
+            raise ValueError(
+                "Argument `state_dict` must contain the key 'last_epoch'. "
+                f"Received keys: {sorted(state_dict)}"
+            )
+        check_int("state_dict['last_epoch']", state_dict["last_epoch"], 0)
+        self.last_epoch.fill_(state_dict["last_epoch"])
+        self._apply_lr()
+
+    def _float_epoch(self) -> Tensor:
+        """The step count as a float32 tensor, for the formulas."""
+        return self.last_epoch.to(SCALAR_DTYPE)
+
+    def _full(self, value: float) -> Tensor:
+        """A 0-dim float32 tensor on the device, filled by a kernel (no host-to-device copy)."""
+        return torch.full((), value, dtype=SCALAR_DTYPE, device=self.device)
+
+    def _closed_form_checked(self) -> Tensor:
+        lr = self._get_closed_form_lr()
+        if not isinstance(lr, Tensor):
+            raise TypeError(
+                f"{type(self).__name__}._get_closed_form_lr must return a tensor. Received: {lr!r}"
+            )
+        return lr.detach().to(SCALAR_DTYPE).reshape(())
+
+    def _apply_lr(self) -> None:
+        lr = self._closed_form_checked()
+        for group in self.optimizer.param_groups:
+            if isinstance(group["lr"], Tensor):
+                group["lr"].copy_(lr)
+            else:
+                group["lr"] = float(lr)
+        self._last_lr = [lr for _ in self.optimizer.param_groups]
