@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "SYSTEM_SPLIT",
     "CurveData",
     "MetricRecord",
     "Observer",
     "Progress",
     "RunInfo",
-    "SYSTEM_SPLIT",
 ]
 
 #: The split name of machine metrics (CPU/GPU), sampled off the training path.
