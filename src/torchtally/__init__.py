@@ -8,6 +8,7 @@
 from torchtally import amp, bench, distributed, functional, metrics, optim, runtime, testing, utils
 from torchtally.runtime import (
     Backend,
+    CheckpointError,
     CompiledModel,
     TensorReadError,
     backend,
@@ -26,6 +27,7 @@ from torchtally.runtime import (
 __version__ = "0.1.0"
 __all__ = [
     "Backend",
+    "CheckpointError",
     "CompiledModel",
     "TensorReadError",
     "__version__",

@@ -15,7 +15,7 @@ Example:
 """
 
 from torchtally.runtime._backend import Backend, backend, current_backend
-from torchtally.runtime._checkpoint import load, save
+from torchtally.runtime._checkpoint import CheckpointError, load, save
 from torchtally.runtime._closures import checkpoint_closure, step_closure
 from torchtally.runtime._compile import CompiledModel, compile
 from torchtally.runtime._guard import TensorReadError, reads_forbidden
@@ -24,6 +24,7 @@ from torchtally.runtime._summary import summarize_scalar
 
 __all__ = [
     "Backend",
+    "CheckpointError",
     "CompiledModel",
     "TensorReadError",
     "backend",

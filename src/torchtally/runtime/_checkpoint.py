@@ -5,12 +5,14 @@
 
 - Atomic: the file is written under a temporary name in the target directory, fsynced, marked
   complete, and only then renamed onto `path`; a crash mid-save leaves the previous checkpoint
-  and never a half-written file at a checkpoint path.
+  and never a half-written file at a checkpoint path (a killed save can leave its hidden
+  `.<name>.<pid>.<random>.tmp` file behind; it is never loaded as a checkpoint by name).
 - Safe to load: the format holds typed data only (JSON manifest, numeric datasets), and `load`
   validates all of it; a damaged or hostile file raises `CheckpointError` and runs nothing.
   `torch.save` files are accepted too, but only through `torch.load(weights_only=True)`.
 - Exact: every tensor dtype (bfloat16 and float8 as bits), tied tensors stay tied, and
   container and key types (int keys of optimizer state, tuples, OrderedDict) come back as saved.
+  Like torch.save, a view is saved with its whole storage.
 """
 
 from __future__ import annotations

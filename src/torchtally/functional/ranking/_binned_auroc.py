@@ -59,16 +59,17 @@ def binned_auroc_update(
     low, high = check_score_range(score_range)
     labels, scores = flatten_scores(labels, predictions, num_classes)
     x = scores if scores.dtype == torch.float64 else scores.float()
-    # Truncation after clamping to [0, num_bins - 1] is a floor: every step is monotone.
+    # Truncation after clamping to [0, num_bins - 1] is a floor: every step is monotone. The
+    # label's offset is added before the one integer conversion (exact: below 2**24).
     bins = x.sub(low).mul_(num_bins / (high - low)).nan_to_num_(nan=0.0)
-    index = bins.clamp_(0, num_bins - 1).long()
+    bins.clamp_(0, num_bins - 1)
     if num_classes is None:
-        index.add_((labels > 0).long(), alpha=num_bins)
+        index = bins.add_(labels > 0, alpha=num_bins).long()
         weight = index.new_ones((), dtype=torch.float64).expand(index.shape[0])
         size = 2 * num_bins
     else:
-        classes = torch.arange(num_classes, device=index.device)
-        index.add_((labels[:, None] == classes).long(), alpha=num_bins)
+        classes = torch.arange(num_classes, device=bins.device)
+        index = bins.add_(labels[:, None] == classes, alpha=num_bins).long()
         index.add_(classes, alpha=2 * num_bins)
         valid = torch.logical_and(labels >= 0, labels < num_classes)
         weight = valid.to(torch.float64)[:, None].expand(index.shape).reshape(-1)
@@ -148,7 +149,7 @@ def binned_auroc(
 def count_out_of_range(scores: Tensor, score_range: Sequence[float]) -> Tensor:
     """Number of scores outside `[low, high]` (a 0-d count; NaN is not counted here)."""
     low, high = check_score_range(score_range)
-    return torch.count_nonzero(torch.logical_or(scores < low, scores > high))
+    return torch.count_nonzero(scores < low) + torch.count_nonzero(scores > high)
 
 
 def _pairs(histogram: Tensor) -> Tensor:

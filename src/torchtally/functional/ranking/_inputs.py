@@ -64,18 +64,26 @@ def flatten_scores(
 # int64, which costs more than the comparison on the millions of scores AUROC sees.
 
 
-def count_invalid_labels(labels: Tensor, num_classes: int | None) -> Tensor:
-    """Labels other than 0 and 1 (binary), or outside `[0, num_classes)` (a 0-d count)."""
-    if num_classes is None:
+def count_invalid_labels(labels: Tensor, num_classes: int | None) -> Tensor | None:
+    """Labels other than 0 and 1 (binary; None for bool labels, which are always valid), or
+    outside `[0, num_classes)` (a 0-d count)."""
+    if num_classes is not None:
+        outside = torch.count_nonzero(labels < 0) + torch.count_nonzero(labels >= num_classes)
+        return outside
+    if labels.dtype == torch.bool:
+        return None
+    if labels.is_floating_point():
         return torch.count_nonzero(torch.logical_and(labels != 0, labels != 1))
-    return torch.count_nonzero(torch.logical_or(labels < 0, labels >= num_classes))
+    return torch.count_nonzero(labels & -2)  # one pass: zero exactly for 0 and 1
 
 
 def count_nonfinite(values: Tensor) -> Tensor | None:
     """NaN or infinite entries (a 0-d count); None for integer tensors."""
     if not values.is_floating_point():
         return None
-    return torch.count_nonzero(torch.isfinite(values).logical_not_())
+    # x - x is 0 for finite x and NaN for NaN or +-inf, and count_nonzero counts NaN: two
+    # passes where `isfinite` takes four (abs, two comparisons, and) before counting.
+    return torch.count_nonzero(values - values)
 
 
 def count_negative(values: Tensor | None) -> Tensor | None:

@@ -1,0 +1,144 @@
+"""`python -m benchmarks run [--quick] [--only NAME ...] [--device cuda]`
+
+Runs every benchmark section in its own process (so one section's memory does not skew the
+next), collects the JSON rows each prints, and writes `benchmarks/results/results-<date>.md`
+and `.json` plus `latest.md`, headed by the machine, the versions and the date. Installs nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import importlib.metadata as md
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).parent / "results"
+
+# name -> (module, arguments for a full run, arguments for --quick, title)
+SECTIONS: dict[str, tuple[str, list[str], list[str], str]] = {
+    "latency": ("bench_update_latency", [], ["--quick"], "1. Eager update latency (µs per call)"),
+    "compile": ("bench_compile", [], ["--calls", "10"], "2. torch.compile(fullgraph=True) matrix"),
+    "auroc": (
+        "bench_auroc",
+        [],
+        ["--samples", "1000000", "--rounds", "3"],
+        "3-4. AUROC on 10M samples",
+    ),
+    "collection": ("bench_collection", [], ["--rounds", "10"], "5. Collection vs single metric"),
+    "distributed": (
+        "bench_distributed",
+        [],
+        ["--worlds", "2", "--repeats", "3"],
+        "6. Distributed sync",
+    ),
+    "neurobench": ("bench_neurobench", [], ["--rounds", "3"], "7. NeuroBench Benchmark.run"),
+}
+GPU_SECTION = ("bench_gpu_step", [], ["--steps", "50"], "GPU: training step with six metrics")
+
+
+def _versions() -> dict[str, str]:
+    names = ["torch", "torchmetrics", "torcheval", "scikit-learn", "neurobench", "numpy"]
+    found = {}
+    for name in names:
+        try:
+            found[name] = md.version(name)
+        except md.PackageNotFoundError:
+            found[name] = "not installed"
+    return found
+
+
+def _machine() -> dict[str, Any]:
+    return {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        **_versions(),
+    }
+
+
+def _run_section(module: str, args: list[str]) -> tuple[list[dict[str, Any]], str, int]:
+    command = [sys.executable, "-m", f"benchmarks.{module}", *args]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    rows = []
+    for line in done.stdout.splitlines():
+        if line.startswith("{"):
+            with contextlib.suppress(json.JSONDecodeError):
+                rows.append(json.loads(line))
+    return rows, done.stdout, done.returncode
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    columns: list[str] = []
+    for row in rows:
+        columns += [c for c in row if c not in columns]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(str(r.get(c, "")) for c in columns) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def run(quick: bool, only: list[str] | None, device: str) -> Path:
+    sections = dict(SECTIONS)
+    if device == "cuda":
+        sections["gpu"] = GPU_SECTION
+    machine = _machine()
+    report = [
+        "# torchtally benchmarks",
+        "",
+        "| machine | |",
+        "|---|---|",
+        *[f"| {k} | {v} |" for k, v in machine.items()],
+        "",
+        f"Reproduce: `python -m benchmarks run{' --quick' if quick else ''}"
+        f"{' --device cuda' if device == 'cuda' else ''}` (contenders interleaved round-robin; "
+        "medians; ratios are what to compare, absolute times vary with machine load).",
+        "",
+    ]
+    results: dict[str, Any] = {"machine": machine, "quick": quick, "sections": {}}
+    for name, (module, full_args, quick_args, title) in sections.items():
+        if only and name not in only:
+            continue
+        print(f"== {title}", flush=True)
+        rows, stdout, code = _run_section(module, quick_args if quick else full_args)
+        results["sections"][name] = {"rows": rows, "returncode": code}
+        report += [f"## {title}", ""]
+        if rows:
+            report += [_table(rows), ""]
+        non_json = "\n".join(line for line in stdout.splitlines() if not line.startswith("{"))
+        if non_json.strip():
+            report += ["```", non_json.strip(), "```", ""]
+        if code != 0:
+            report += [f"**section exited with code {code}**", ""]
+        print(f"   {len(rows)} rows, exit {code}", flush=True)
+    RESULTS.mkdir(exist_ok=True)
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M")
+    markdown = RESULTS / f"results-{stamp}.md"
+    markdown.write_text("\n".join(report))
+    (RESULTS / f"results-{stamp}.json").write_text(json.dumps(results, indent=2))
+    (RESULTS / "latest.md").write_text("\n".join(report))
+    return markdown
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    runner = commands.add_parser("run", help="run the benchmark sections")
+    runner.add_argument("--quick", action="store_true", help="smaller sizes, fewer rounds")
+    runner.add_argument("--only", nargs="+", choices=[*SECTIONS, "gpu"], help="sections to run")
+    runner.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    args = parser.parse_args(argv)
+    path = run(args.quick, args.only, args.device)
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
