@@ -38,7 +38,8 @@ def check_same_shape(name_a: str, a: Tensor, name_b: str, b: Tensor) -> None:
 
 def count_outside(values: Tensor, low: int, high: int) -> Tensor:
     """Number of entries outside `[low, high)` (a 0-d int64 tensor)."""
-    return torch.logical_or(values < low, values >= high).sum()
+    # count_nonzero counts a bool mask directly; .sum() would first copy it to int64
+    return torch.count_nonzero(torch.logical_or(values < low, values >= high))
 
 
 def count_nonfinite(values: Tensor) -> Tensor | None:
@@ -46,11 +47,11 @@ def count_nonfinite(values: Tensor) -> Tensor | None:
     if not values.is_floating_point():
         return None
     # x - x is 0 for finite x and NaN for NaN or ±inf: two cheap kernels instead of isfinite's
-    return torch.isnan(values - values).sum()
+    return torch.count_nonzero(torch.isnan(values - values))
 
 
 def count_negative(values: Tensor | None) -> Tensor | None:
     """Number of negative entries (None when there is no tensor)."""
     if values is None:
         return None
-    return (values < 0).sum()
+    return torch.count_nonzero(values < 0)

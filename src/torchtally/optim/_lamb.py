@@ -11,7 +11,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer
 from torchtally.optim._checks import check_betas, check_bool, check_float
-from torchtally.optim._math import one_minus_pow
+from torchtally.optim._math import one_minus_pow, update_moments
 
 __all__ = ["Lamb"]
 
@@ -95,8 +95,7 @@ class Lamb(Optimizer):
             beta1, beta2 = group["betas"]
             lr = self.lr_for(group, p)
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            exp_avg.lerp_(grad, 1 - beta1)
-            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
             m_hat, v_hat = exp_avg, exp_avg_sq
             if group["bias_correction"]:
                 m_hat = exp_avg / one_minus_pow(beta1, step)

@@ -11,7 +11,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer, one_scalar
 from torchtally.optim._checks import check_betas, check_bool, check_float
-from torchtally.optim._math import one_minus_pow
+from torchtally.optim._math import decay_weights, one_minus_pow, update_moments
 
 __all__ = ["NAdam"]
 
@@ -90,19 +90,14 @@ class NAdam(Optimizer):
             step = self.step_for(p)
             lr, weight_decay = self.lr_for(group, p), group["weight_decay"]
             beta1, beta2 = group["betas"]
-            if weight_decay != 0:
-                if group["decoupled_weight_decay"]:
-                    p.mul_(1 - lr * weight_decay)
-                else:
-                    grad = grad + weight_decay * p
+            grad = decay_weights(p, grad, lr, weight_decay, group["decoupled_weight_decay"])
             decay = group["momentum_decay"]
             mu = beta1 * (1 - 0.5 * 0.96 ** (step * decay))
             mu_next = beta1 * (1 - 0.5 * 0.96 ** ((step + 1) * decay))
             mu_product = state["mu_product"]
             mu_product.mul_(mu)
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            exp_avg.lerp_(grad, 1 - beta1)
-            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
             denom = (exp_avg_sq / one_minus_pow(beta2, step)).sqrt() + group["eps"]
             grad_weight = lr * (1 - mu) / (1 - mu_product)
             avg_weight = lr * mu_next / (1 - mu_product * mu_next)

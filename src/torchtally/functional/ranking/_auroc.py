@@ -127,8 +127,9 @@ def _twice_mann_whitney_u(
     rows.
 
     This runs over millions of rows, so it reuses buffers instead of allocating one per step
-    (on CPU, first-touching fresh memory costs as much as the arithmetic): the peak beyond
-    the inputs is the sort's own (keys + int64 order + its radix scratch).
+    (on CPU, first-touching fresh memory costs as much as the arithmetic). The peak beyond
+    the inputs is the sort's: the int64 order and the radix scratch (a key and an int64 per
+    row), plus the sorted keys unless `in_place`: about 20 bytes per row for int32 keys.
     """
     rows = keys.shape[0]
     if rows == 0:

@@ -41,7 +41,10 @@ def flatten_scores(
     check_tensor("labels", labels)
     check_tensor("predictions", predictions)
     if labels.is_complex() or predictions.is_complex():
-        raise TypeError("Arguments `labels` and `predictions` must be real tensors.")
+        raise TypeError(
+            "Arguments `labels` and `predictions` must be real tensors. Received: "
+            f"labels.dtype={labels.dtype}, predictions.dtype={predictions.dtype}"
+        )
     check_int("num_classes", num_classes, 2, allow_none=True)
     if num_classes is None:
         check_same_shape("labels", labels, "predictions", predictions)

@@ -13,7 +13,8 @@ from collections.abc import Hashable, Iterable
 import torch
 from torch import Tensor
 
-from torchtally.functional.classification._averaging import check_class_list
+from torchtally._errors import check_choice, check_int
+from torchtally.functional.classification._averaging import AVERAGE_TYPES, check_class_list
 from torchtally.functional.classification._class_counts import (
     class_counts_errors,
     class_counts_update,
@@ -22,7 +23,12 @@ from torchtally.functional.classification._class_counts import (
 from torchtally.functional.classification._valid_inputs import classification_task, error_kinds
 from torchtally.metrics._base import Metric
 
-__all__ = ["ClassCountsMetric", "confusion_matrix_key"]
+__all__ = [
+    "AveragedClassCountsMetric",
+    "ClassCountsMetric",
+    "PerClassOverlapMetric",
+    "confusion_matrix_key",
+]
 
 
 def confusion_matrix_key(num_classes: int, threshold: float, check_values: bool) -> tuple:
@@ -32,8 +38,8 @@ def confusion_matrix_key(num_classes: int, threshold: float, check_values: bool)
 
 
 class ClassCountsMetric(Metric):
-    """Base of the metrics computed from `class_counts` (abstract: subclasses add `update`,
-    which calls `_accumulate`, and `compute`, which reads only `self.class_counts`).
+    """Base of the metrics computed from `class_counts`: one `update` for the whole family
+    (abstract: subclasses add `compute`, which reads only `self.class_counts`).
 
     Args:
         num_classes: None for binary inputs (the positive class 1 only), else the number of
@@ -102,8 +108,18 @@ class ClassCountsMetric(Metric):
         width = self.class_counts.shape[1]
         return check_class_list(argument, classes, width)
 
-    def _accumulate(self, labels: Tensor, predictions: Tensor, weights: Tensor | None) -> None:
-        """Fold one batch into `class_counts` in place and count its data errors."""
+    def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
+        """Fold one batch into `class_counts` in place and count its data errors.
+
+        Args:
+            labels: Class indices of any shape, 0/1 labels (binary) or `(..., C)` indicators
+                (multilabel).
+            predictions: Class indices or 0/1 shaped like `labels`, scores shaped like `labels`
+                (thresholded), or class scores with a trailing class dimension (argmax; move a
+                channel-first class dimension last with `movedim(1, -1)`).
+            weights: Optional weights shaped like `labels` (per sample for multilabel); 0
+                masks an element out.
+        """
         class_counts_update(
             labels,
             predictions,
@@ -126,3 +142,48 @@ class ClassCountsMetric(Metric):
 
     def extra_repr(self) -> str:
         return f"name={self.name!r}, task={self.task!r}, num_classes={self.num_classes!r}"
+
+
+class AveragedClassCountsMetric(ClassCountsMetric):
+    """Base of precision, recall and F-beta: an `average_type` and cstorch's `ignore_labels`
+    (abstract: subclasses add `compute`)."""
+
+    def __init__(
+        self,
+        num_classes: int | None = None,
+        average_type: str = "micro",
+        ignore_labels: Iterable[int] | None = None,
+        name: str | None = None,
+        *,
+        threshold: float = 0.5,
+        multilabel: bool = False,
+        check_values: bool = True,
+    ) -> None:
+        check_choice("average_type", average_type, AVERAGE_TYPES)
+        super().__init__(
+            num_classes,
+            multilabel=multilabel,
+            threshold=threshold,
+            name=name,
+            check_values=check_values,
+        )
+        self.average_type = average_type
+        self.ignore_labels = self._ignored("ignore_labels", ignore_labels)
+
+
+class PerClassOverlapMetric(ClassCountsMetric):
+    """Base of mean IoU and Dice: multiclass only, with cstorch's `ignore_classes` (abstract:
+    subclasses add `compute`)."""
+
+    def __init__(
+        self,
+        num_classes: int,
+        ignore_classes: Iterable[int] | None = None,
+        name: str | None = None,
+        *,
+        threshold: float = 0.5,
+        check_values: bool = True,
+    ) -> None:
+        check_int("num_classes", num_classes, 2)  # multiclass only: no binary default
+        super().__init__(num_classes, threshold=threshold, name=name, check_values=check_values)
+        self.ignore_classes = self._ignored("ignore_classes", ignore_classes)

@@ -7,15 +7,13 @@ from typing import final
 
 from torch import Tensor
 
-from torchtally._errors import check_choice
-from torchtally.functional.classification._averaging import AVERAGE_TYPES
 from torchtally.functional.classification._precision_recall import check_beta, fbeta_compute
-from torchtally.metrics.classification._class_counts import ClassCountsMetric
+from torchtally.metrics.classification._class_counts import AveragedClassCountsMetric
 
 __all__ = ["F1ScoreMetric", "FBetaScoreMetric"]
 
 
-class _FBeta(ClassCountsMetric):
+class _FBeta(AveragedClassCountsMetric):
     """F-beta over class counts (abstract: `FBetaScoreMetric` and `F1ScoreMetric`)."""
 
     def __init__(
@@ -30,16 +28,15 @@ class _FBeta(ClassCountsMetric):
         check_values: bool,
     ) -> None:
         self.beta = check_beta(beta)
-        check_choice("average_type", average_type, AVERAGE_TYPES)
         super().__init__(
             num_classes,
-            multilabel=multilabel,
+            average_type,
+            ignore_labels,
+            name,
             threshold=threshold,
-            name=name,
+            multilabel=multilabel,
             check_values=check_values,
         )
-        self.average_type = average_type
-        self.ignore_labels = self._ignored("ignore_labels", ignore_labels)
 
     def _fbeta(self) -> Tensor:
         return fbeta_compute(
@@ -95,16 +92,6 @@ class FBetaScoreMetric(_FBeta):
             check_values,
         )
 
-    def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
-        """Count one batch.
-
-        Args:
-            labels: Class indices, 0/1 labels or multilabel indicators (see `PrecisionMetric`).
-            predictions: Class indices or scores.
-            weights: Optional sample weights, shaped like `labels` (per sample for multilabel).
-        """
-        self._accumulate(labels, predictions, weights)
-
     def compute(self) -> Tensor:
         return self._fbeta()
 
@@ -150,10 +137,6 @@ class F1ScoreMetric(_FBeta):
             multilabel,
             check_values,
         )
-
-    def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
-        """Count one batch (arguments as `FBetaScoreMetric.update`)."""
-        self._accumulate(labels, predictions, weights)
 
     def compute(self) -> Tensor:
         return self._fbeta()

@@ -48,15 +48,5 @@ class MeanPerClassAccuracyMetric(ClassCountsMetric):
         check_int("num_classes", num_classes, 2)  # multiclass only: no binary default
         super().__init__(num_classes, threshold=threshold, name=name, check_values=check_values)
 
-    def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
-        """Count one batch.
-
-        Args:
-            labels: Integer class indices of any shape.
-            predictions: Indices shaped like `labels`, or scores with a trailing class dimension.
-            weights: Optional sample weights shaped like `labels`.
-        """
-        self._accumulate(labels, predictions, weights)
-
     def compute(self) -> Tensor:
         return mean_per_class_accuracy_compute(self.class_counts)

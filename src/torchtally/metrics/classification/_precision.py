@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import final
 
 from torch import Tensor
 
-from torchtally._errors import check_choice
-from torchtally.functional.classification._averaging import AVERAGE_TYPES
 from torchtally.functional.classification._precision_recall import precision_compute
-from torchtally.metrics.classification._class_counts import ClassCountsMetric
+from torchtally.metrics.classification._class_counts import AveragedClassCountsMetric
 
 __all__ = ["PrecisionMetric"]
 
 
 @final
-class PrecisionMetric(ClassCountsMetric):
+class PrecisionMetric(AveragedClassCountsMetric):
     """Precision, tp / (tp + fp), over every sample seen, as scikit-learn's `precision_score`.
 
     Three tasks, fixed by the constructor:
@@ -48,38 +45,6 @@ class PrecisionMetric(ClassCountsMetric):
         >>> metric.compute()
         tensor(0.5556, dtype=torch.float64)
     """
-
-    def __init__(
-        self,
-        num_classes: int | None = None,
-        average_type: str = "micro",
-        ignore_labels: Iterable[int] | None = None,
-        name: str | None = None,
-        *,
-        threshold: float = 0.5,
-        multilabel: bool = False,
-        check_values: bool = True,
-    ) -> None:
-        check_choice("average_type", average_type, AVERAGE_TYPES)
-        super().__init__(
-            num_classes,
-            multilabel=multilabel,
-            threshold=threshold,
-            name=name,
-            check_values=check_values,
-        )
-        self.average_type = average_type
-        self.ignore_labels = self._ignored("ignore_labels", ignore_labels)
-
-    def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
-        """Count one batch.
-
-        Args:
-            labels: Class indices, 0/1 labels or multilabel indicators (see the class).
-            predictions: Class indices or scores.
-            weights: Optional sample weights, shaped like `labels` (per sample for multilabel).
-        """
-        self._accumulate(labels, predictions, weights)
 
     def compute(self) -> Tensor:
         return precision_compute(

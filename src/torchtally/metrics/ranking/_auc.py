@@ -79,6 +79,7 @@ class AUCMetric(Metric):
         self.curve = curve
         self.summation_method = summation_method
         self.num_thresholds = grid.shape[0]
+        self._threshold_values = tuple(grid.tolist())
         # A constant, identical on every rank, so the "max" reduction leaves it unchanged; a
         # registered state is restored by `reset` after `to_empty` and moves with `.to()`.
         self.register_state("thresholds", grid, persistent=True, reduction="max")
@@ -87,7 +88,7 @@ class AUCMetric(Metric):
 
     def shared_statistic(self) -> Hashable:
         """Equal for AUC metrics with the same thresholds (ROC and PR can share an update)."""
-        return ("auc_histogram", tuple(self._defaults["thresholds"].tolist()), self.check_values)
+        return ("auc_histogram", self._threshold_values, self.check_values)
 
     def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
         """Add one batch.
