@@ -5,7 +5,18 @@
 `torchtally.metrics` holds the metric catalog and `torchtally.functional` its pure functions.
 """
 
-from torchtally import amp, bench, distributed, functional, metrics, optim, runtime, testing, utils
+from torchtally import (
+    amp,
+    bench,
+    distributed,
+    functional,
+    learn,
+    metrics,
+    optim,
+    runtime,
+    testing,
+    utils,
+)
 from torchtally.runtime import (
     Backend,
     CheckpointError,
@@ -41,6 +52,7 @@ __all__ = [
     "distributed",
     "functional",
     "in_step",
+    "learn",
     "load",
     "metrics",
     "optim",

@@ -1,11 +1,13 @@
-"""The main job: train a small classifier on scikit-learn's digits, then evaluate it with the
-catalog inside one `torch.compile(fullgraph=True)` eval step, and print each value beside
-scikit-learn's on the same predictions."""
+"""The main job (`make demo`): train a small classifier on scikit-learn's bundled digits with the
+learner (live dashboard, loggers, system monitor, checkpoints), evaluate the held-out split with
+the whole catalog inside one `torch.compile(fullgraph=True)` step beside scikit-learn's values,
+benchmark the model NeuroBench-style, and render the plots and the HTML report."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -13,6 +15,8 @@ from torch import Tensor, nn
 
 from torchtally.metrics import (
     AccuracyMetric,
+    AUROCMetric,
+    LearningRateMetric,
     ConfusionMatrixMetric,
     F1ScoreMetric,
     MeanMetric,
@@ -38,19 +42,6 @@ def load_digits_split(seed: int = 0) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     as_x = lambda a: torch.tensor(a, dtype=torch.float32)  # noqa: E731
     as_y = lambda a: torch.tensor(a, dtype=torch.long)  # noqa: E731
     return as_x(x_train), as_y(y_train), as_x(x_test), as_y(y_test)
-
-
-def train_classifier(x: Tensor, y: Tensor, epochs: int, seed: int = 0) -> nn.Module:
-    torch.manual_seed(seed)
-    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, NUM_CLASSES))
-    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
-    for _ in range(epochs):
-        for batch in torch.randperm(len(x)).split(64):
-            loss = nn.functional.cross_entropy(model(x[batch]), y[batch])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-    return model.eval()
 
 
 def catalog() -> MetricCollection:
@@ -115,19 +106,86 @@ def _format(value: Any) -> str:
     return f"{float(value):.6f}"
 
 
-def run_demo(epochs: int = 30, compile_step: bool = True) -> int:
-    """Train, evaluate with the catalog, print the table; return a process exit code."""
-    start = time.perf_counter()
+def _loaders(
+    x: Tensor, y: Tensor, batch_size: int, shuffle: bool, seed: int = 0
+) -> torch.utils.data.DataLoader:
+    dataset = torch.utils.data.TensorDataset(x, y)
+    generator = torch.Generator().manual_seed(seed)
+    return torch.utils.data.DataLoader(
+        dataset, batch_size=batch_size, shuffle=shuffle, generator=generator
+    )
+
+
+def _learner_metrics() -> dict[str, list[Any]]:
+    c = NUM_CLASSES
+    return {
+        "train": [MeanMetric("loss"), AccuracyMetric(), LearningRateMetric()],
+        "valid": [
+            MeanMetric("loss"),
+            AccuracyMetric(),
+            F1ScoreMetric(c, average_type="macro", name="f1_macro"),
+            AUROCMetric(c, capacity=1024, name="auroc"),
+        ],
+        "test": [
+            MeanMetric("loss"),
+            AccuracyMetric(),
+            F1ScoreMetric(c, average_type="macro", name="f1_macro"),
+            ConfusionMatrixMetric(c),
+        ],
+    }
+
+
+def _fit(out: Path, epochs: int) -> tuple[nn.Module, dict[str, float], tuple[Tensor, ...]]:
+    """Train with the learner (dashboard, loggers, system monitor), then test with curves."""
+    from torchtally import optim
+    from torchtally.learn import FileLogger, Learner, SummaryTable, TensorBoardLogger
+    from torchtally.learn import make_renderer
+    from torchtally.metrics.system import SystemMonitor
+
     x_train, y_train, x_test, y_test = load_digits_split()
-    model = train_classifier(x_train, y_train, epochs)
-    trained = time.perf_counter()
+    x_fit, y_fit, x_valid, y_valid = x_train[:1000], y_train[:1000], x_train[1000:], y_train[1000:]
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, NUM_CLASSES))
+    optimizer = optim.Adam(model.parameters(), lr=3e-3)
+    steps = epochs * ((len(x_fit) + 63) // 64)
+    scheduler = optim.lr_scheduler.CosineDecayLR(optimizer, 3e-3, 3e-4, steps)
+    logdir = out / "logs"
+    learner: Learner | None = None
+
+    def stop() -> None:
+        if learner is not None:
+            learner.request_stop()
+
+    observers = [
+        make_renderer(stop_callback=stop),
+        FileLogger(logdir, format="csv"),
+        TensorBoardLogger(logdir / "tensorboard"),
+        SummaryTable(),
+    ]
+    learner = Learner(
+        model,
+        optimizer,
+        lr_scheduler=scheduler,
+        metrics=_learner_metrics(),
+        num_epochs=epochs,
+        logdir=logdir,
+        observers=observers,
+        log_every=4,
+        keep_checkpoints=3,
+        monitor=SystemMonitor(interval_s=0.5),
+        class_names=[str(i) for i in range(NUM_CLASSES)],
+    )
+    learner.fit(_loaders(x_fit, y_fit, 64, True), _loaders(x_valid, y_valid, 64, False))
+    values = learner.test(_loaders(x_test, y_test, 64, False), curves=True)
+    return learner.model, values, (x_train, y_train, x_test, y_test)
+
+
+def _catalog_table(model: nn.Module, x_test: Tensor, y_test: Tensor, compile_step: bool) -> bool:
+    """The whole catalog in one compiled eval step, each value beside scikit-learn's."""
     results, mean_loss, scores = evaluate(model, x_test, y_test, compile_step)
     reference = sklearn_reference(y_test, scores)
     mode = "torch.compile(fullgraph=True)" if compile_step else "eager"
-    print(
-        f"digits: {len(x_train)} train / {len(x_test)} test, {epochs} epochs in "
-        f"{trained - start:.1f} s; eval step: {mode}\n"
-    )
+    print(f"\nThe catalog on the test split, updated inside one {mode} eval step:\n")
     print(f"{'metric':<34}{'torchtally':>14}{'scikit-learn':>16}  match")
     all_match = True
     for key, value in results.items():
@@ -137,5 +195,47 @@ def run_demo(epochs: int = 30, compile_step: bool = True) -> int:
         all_match &= match
         print(f"{key:<34}{_format(value):>14}{_format(expected):>16}  {'yes' if match else 'NO'}")
     print(f"{'test/loss':<34}{mean_loss:>14.6f}")
-    print(f"\ndone in {time.perf_counter() - start:.1f} s")
-    return 0 if all_match else 1
+    return all_match
+
+
+def _benchmark(model: nn.Module, x_test: Tensor, y_test: Tensor, out: Path) -> dict[str, Any]:
+    """NeuroBench-style static and workload metrics of the trained model."""
+    from torchtally import bench
+
+    loader = _loaders(x_test, y_test, 64, False)
+    argmax = lambda batch: batch.argmax(-1)  # noqa: E731
+    static = [bench.Footprint, bench.ParameterCount, bench.ConnectionSparsity]
+    workload = [bench.ClassificationAccuracy, bench.ActivationSparsity, bench.SynapticOperations]
+    benchmark = bench.Benchmark(model, loader, [], [argmax], [static, workload])
+    results = benchmark.run(quiet=True)
+    benchmark.save_benchmark_results(str(out / "benchmark"))
+    print("\nNeuroBench-style benchmark of the trained model:")
+    for name, value in results.items():
+        print(f"  {name:<26}{value}")
+    return results
+
+
+def run_demo(epochs: int = 20, compile_step: bool = True, out: str | None = None) -> int:
+    """The main job: train with the learner, check the catalog, benchmark, plot.
+
+    Returns:
+        A process exit code: 0 when every catalog value matches scikit-learn and the test
+        accuracy is at least 95%.
+    """
+    from torchtally.learn import plot_logdir
+
+    start = time.perf_counter()
+    folder = Path(out) if out else Path("tally-out") / time.strftime("demo-%Y%m%d-%H%M%S")
+    folder.mkdir(parents=True, exist_ok=True)
+    model, values, (_, _, x_test, y_test) = _fit(folder, epochs)
+    all_match = _catalog_table(model, x_test, y_test, compile_step)
+    _benchmark(model, x_test, y_test, folder)
+    paths = plot_logdir(folder / "logs", folder / "plots")
+    accuracy = float(values["accuracy"])
+    print(
+        f"\ntest accuracy {accuracy:.2%} after {epochs} epochs; "
+        f"{len(paths)} plot files, report: {folder / 'plots' / 'report.html'}"
+    )
+    print(f"output folder: {folder.resolve()}")
+    print(f"done in {time.perf_counter() - start:.1f} s")
+    return 0 if all_match and accuracy >= 0.95 else 1

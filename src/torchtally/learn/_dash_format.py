@@ -38,8 +38,9 @@ def format_value(value: float, unit: str = "") -> str:
         unit: Display unit ("", "%", "°C", "GiB", "W", ...).
 
     Returns:
-        Two decimals for percentages ("87.50%"), otherwise about four significant digits
-        ("0.412", "12.346", "1234.5"), scientific notation for very small or large magnitudes.
+        Two decimals for percentages ("87.50%"), one for other units ("61.0°C", "12.3 GiB"),
+        otherwise three decimals below 100 and one above ("0.412", "12.346", "1234.5"), and
+        scientific notation for very small or large magnitudes.
 
     Example:
         >>> format_value(0.875, "%"), format_value(0.41234), format_value(61.0, "°C")
@@ -47,6 +48,8 @@ def format_value(value: float, unit: str = "") -> str:
     """
     if unit == "%":
         number = "nan" if math.isnan(value) else f"{value * 100:.2f}"
+    elif unit and math.isfinite(value) and 1e-3 <= abs(value) < 1e6:
+        number = f"{value:.1f}"  # machine readings: one decimal is plenty
     else:
         number = _number(value)
     if not unit:

@@ -90,8 +90,11 @@ class RunSnapshot:
     finished: bool
 
 
+@final
 @dataclass
 class _Track:
+    """A split's latest progress and the timing of its current epoch."""
+
     progress: Progress
     anchor_time: float  # first report of the epoch: rates exclude the first (compiling) step
     anchor_step: int
@@ -100,8 +103,11 @@ class _Track:
     previous_rate: float | None = None
 
 
+@final
 @dataclass
 class _History:
+    """The plotted points of one (metric, split)."""
+
     unit: str
     xs: list[float] = field(default_factory=list)
     ys: list[float] = field(default_factory=list)
@@ -124,7 +130,7 @@ class RunState:
         5
     """
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic, max_points: int = 4096):
+    def __init__(self, clock: Callable[[], float] = time.monotonic, max_points: int = 2048):
         if isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 2:
             raise ValueError(
                 f"Argument `max_points` must be an integer >= 2. Received: max_points={max_points!r}"

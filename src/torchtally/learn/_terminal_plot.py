@@ -66,10 +66,11 @@ def data_ranges(
         >>> data_ranges([PlotSeries("train", [0, 1], [2.0, 2.0])])
         ((0, 1), (1.8, 2.2))
     """
-    xs = [x for s in series for x, y in zip(s.xs, s.ys) if _finite(x) and _finite(y)]
-    ys = [y for s in series for x, y in zip(s.xs, s.ys) if _finite(x) and _finite(y)]
-    if not xs:
+    finite = math.isfinite
+    points = [(x, y) for s in series for x, y in zip(s.xs, s.ys) if finite(x) and finite(y)]
+    if not points:
         return None
+    xs, ys = zip(*points)
     x_lo, x_hi = min(xs), max(xs)
     y_lo, y_hi = min(ys), max(ys)
     if x_hi == x_lo:
@@ -116,23 +117,39 @@ def braille_cells(
     bits = [[0] * width for _ in range(height)]
     owner: list[list[int | None]] = [[None] * width for _ in range(height)]
 
-    def to_dot(x: float, y: float) -> tuple[int, int]:
-        col = round((x - x_range[0]) / (x_range[1] - x_range[0]) * (dots_w - 1))
-        row = round((y_range[1] - y) / (y_range[1] - y_range[0]) * (dots_h - 1))
-        return min(max(col, 0), dots_w - 1), min(max(row, 0), dots_h - 1)
+    x0, x_scale = x_range[0], (dots_w - 1) / (x_range[1] - x_range[0])
+    y1, y_scale = y_range[1], (dots_h - 1) / (y_range[1] - y_range[0])
+    last_col, last_row = dots_w - 1, dots_h - 1
+    finite = math.isfinite
+
+    def light(dots: list[tuple[int, int]], index: int) -> None:
+        for col, row in dots:
+            cell_row, cell_col = row // 4, col // 2
+            bits[cell_row][cell_col] |= _DOT_BITS[col % 2][row % 4]
+            owner[cell_row][cell_col] = index
 
     for index, line in enumerate(series):
         previous: tuple[int, int] | None = None
+        # Consecutive points in one dot column join into one vertical run (from the lowest to
+        # the highest row they reach): drawing that run alone is exact, and keeps a long
+        # history as cheap to draw as a short one.
+        column: tuple[int, int, int] | None = None  # (col, min row, max row)
         for x, y in zip(line.xs, line.ys):
-            if not (_finite(x) and _finite(y)):
+            if not (finite(x) and finite(y)):
                 previous = None  # a gap: do not join across it
                 continue
-            dot = to_dot(x, y)
-            for col, row in _segment(previous or dot, dot):
-                cell_row, cell_col = row // 4, col // 2
-                bits[cell_row][cell_col] |= _DOT_BITS[col % 2][row % 4]
-                owner[cell_row][cell_col] = index
+            col, row = round((x - x0) * x_scale), round((y1 - y) * y_scale)
+            dot = (min(max(col, 0), last_col), min(max(row, 0), last_row))
+            if previous is not None and dot[0] == previous[0] and column is not None:
+                column = (column[0], min(column[1], dot[1]), max(column[2], dot[1]))
+            else:
+                if column is not None:
+                    light(_segment((column[0], column[1]), (column[0], column[2])), index)
+                light(_segment(previous or dot, dot), index)
+                column = (dot[0], dot[1], dot[1])
             previous = dot
+        if column is not None:
+            light(_segment((column[0], column[1]), (column[0], column[2])), index)
     return [_runs(bits[r], owner[r]) for r in range(height)]
 
 
@@ -160,7 +177,7 @@ def render_plot(
     box_h = height - 1
     ranges = data_ranges(series)
     if ranges is None:
-        blank = [[(" " * width, None)] for _ in range(box_h)]
+        blank: list[PlotRow] = [[(" " * width, None)] for _ in range(box_h)]
         message = "no data yet"[:width]
         blank[box_h // 2] = [(message.center(width), None)]
         return [*blank, [(" " * width, None)]]
@@ -183,9 +200,7 @@ def render_plot(
     return rows
 
 
-def plot_text(
-    series: Sequence[PlotSeries], width: int, height: int, *, x_label: str = ""
-) -> str:
+def plot_text(series: Sequence[PlotSeries], width: int, height: int, *, x_label: str = "") -> str:
     """`render_plot` as plain text, rows joined by newlines.
 
     Args:
@@ -254,4 +269,6 @@ def _finite(value: float) -> bool:
 
 def _check_size(name: str, value: int, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"Argument `{name}` must be an integer >= {minimum}. Received: {name}={value!r}")
+        raise ValueError(
+            f"Argument `{name}` must be an integer >= {minimum}. Received: {name}={value!r}"
+        )

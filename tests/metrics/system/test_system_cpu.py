@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 import time
 import types
 from collections import namedtuple
@@ -14,6 +15,7 @@ import pytest
 
 from torchtally.metrics.system import CPUMemoryUsage, CPUTemperature, CPUUsage, Reading
 from torchtally.metrics.system._cpu_temperature import CPU_SENSOR_KEYS
+from torchtally.metrics.system._cpu_usage import MIN_WINDOW_S
 
 LOGGER = "torchtally.metrics.system"
 GIB = 1024**3
@@ -36,8 +38,8 @@ def fake_psutil(temperatures: object) -> types.ModuleType:
 
 def test_cpu_usage_is_a_fraction_matching_cpu_times() -> None:
     sensor = CPUUsage()
-    assert sensor.available and sensor.reason == ""
-    assert sensor.read() == []  # the probe started this thread's window; nothing read yet
+    assert sensor.available and sensor.reason == ""  # the probe started this thread's window
+    time.sleep(MIN_WINDOW_S)
     before = psutil.cpu_times()
     sensor.read()  # restart the window right after `before`
     end = time.perf_counter() + 0.3
@@ -55,6 +57,20 @@ def test_cpu_usage_is_a_fraction_matching_cpu_times() -> None:
     assert reading.value > 0.2  # one of this machine's cores was busy the whole window
 
 
+def test_cpu_usage_needs_a_window_on_each_thread() -> None:
+    sensor = CPUUsage()
+    assert sensor.available  # starts the window on this thread only
+    results: list[list[Reading]] = []
+    worker = threading.Thread(target=lambda: results.append(sensor.read()))
+    worker.start()
+    worker.join(5)
+    assert results == [[]]  # a new thread: its first read only starts its window
+    time.sleep(2 * MIN_WINDOW_S)
+    (reading,) = sensor.read()
+    assert reading.name == "cpu_usage" and 0.0 <= reading.value <= 1.0
+    assert sensor.read() == []  # immediately after: the window is shorter than MIN_WINDOW_S
+
+
 def test_cpu_memory_matches_virtual_memory() -> None:
     fraction, used = CPUMemoryUsage().read()
     memory = psutil.virtual_memory()
@@ -63,7 +79,9 @@ def test_cpu_memory_matches_virtual_memory() -> None:
     assert 0.0 < fraction.value <= 1.0
     assert 0.0 < used.value <= memory.total / GIB
     assert fraction.value == pytest.approx(memory.percent / 100, abs=0.02)
-    assert used.value == pytest.approx((memory.total - memory.available) / GIB, abs=0.02 * memory.total / GIB)
+    assert used.value == pytest.approx(
+        (memory.total - memory.available) / GIB, abs=0.02 * memory.total / GIB
+    )
     assert used.value == pytest.approx(fraction.value * memory.total / GIB, rel=1e-9)
 
 
@@ -107,7 +125,13 @@ def test_cpu_temperature_picks_the_cpu_group_and_its_hottest_core(
     [
         ({"k10temp": [Temp("Tctl", 71.25, None, None), Temp("Tccd1", 66.0, None, None)]}, 71.25),
         ({"cpu_thermal": [Temp("", 48.3, None, None)]}, 48.3),
-        ({"nvme": [Temp("Composite", 40.0, None, None)], "my_cpu_zone": [Temp("", 52.0, None, None)]}, 52.0),
+        (
+            {
+                "nvme": [Temp("Composite", 40.0, None, None)],
+                "my_cpu_zone": [Temp("", 52.0, None, None)],
+            },
+            52.0,
+        ),
     ],
 )
 def test_cpu_temperature_other_vendors(

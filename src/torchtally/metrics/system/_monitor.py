@@ -71,7 +71,7 @@ class SystemMonitor:
         self._sensors = tuple(chosen)
         self._interval_s = float(interval_s)
         self._state_lock = threading.Lock()
-        self._sample_lock = threading.Lock()
+        self._sample_lock = threading.RLock()  # an observer may call back into the monitor
         self._observers: list[Observer] = []
         for observer in observers:
             self.add_observer(observer)
@@ -221,7 +221,7 @@ class SystemMonitor:
                 deadline = now + self._interval_s
 
     def _emit(self, records: list[MetricRecord]) -> None:
-        for observer in self._observers:
+        for observer in list(self._observers):
             try:
                 observer.on_records(records)
             except Exception:

@@ -1,0 +1,430 @@
+"""`Learner`: the Burn-style training loop, built on the cstorch runtime.
+
+Each step is one `cstorch.trace`d function (see `_learner_loop`): the step function, backward
+and optimizer step, the scheduler step and every metric's update through its adaptor; logged
+values reach the observers through a step closure, never through a read in the step.
+Checkpoints (`cstorch.save`, HDF5) hold the model, optimizer, scheduler, grad scaler, metric
+states, step counters and random state, so a resumed run logs exactly what an uninterrupted run
+would have, whether it stopped at an epoch boundary or part-way through a split.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, final
+
+import torch
+from torch import nn
+
+from torchtally._errors import check_int
+from torchtally.amp import GradScaler
+from torchtally.learn._events import CurveData, MetricRecord, Observer, RunInfo
+from torchtally.learn._learner_checkpoint import Restored, TrainingState
+from torchtally.learn._learner_curves import CurveCollector, curve_data, write_curves
+from torchtally.learn._learner_loop import StepLoop
+from torchtally.learn._learner_metrics import MetricSpec, SplitMetrics, split_metrics
+from torchtally.learn._learner_observers import Broadcast
+from torchtally.learn._learner_run import RunScope
+from torchtally.learn._learner_state import (
+    Position,
+    latest_checkpoint,
+    loader_generator,
+    restore_rng,
+)
+from torchtally.learn._learner_steps import StepFn, classification_step
+from torchtally.runtime import Backend, CompiledModel
+from torchtally.runtime import compile as compile_model
+
+__all__ = ["Learner"]
+
+_EPOCH_SPLITS = ("train", "valid")
+
+
+@final
+class Learner:
+    """Train, validate and test a model, logging metrics to observers and checkpointing.
+
+    Args:
+        model: The model (an `nn.Module`, compiled here with `cstorch.compile`) or a
+            `CompiledModel`.
+        optimizer: Its optimizer. Prefer `torchtally.optim` ones: torch's Adam reads its step
+            count on the host, which a traced step refuses.
+        train_step: `(model, batch) -> output` (a `ClassificationOutput`, ...). Default:
+            `(inputs, labels)` batches, cross-entropy loss.
+        eval_step: The same for validation and test (run under no_grad). Default: train_step.
+        lr_scheduler: Stepped after every optimizer step.
+        metrics: `{"train": [...], "valid": [...], "test": [...]}`; each entry a metric or a
+            `(metric, adaptor)` pair. Default: the loss (`MeanMetric("loss")`), plus the
+            learning rate for train; a missing "test" copies "valid".
+        num_epochs: Epochs `fit` runs in all (a resumed run continues to this many).
+        logdir: Where checkpoints go (`logdir/checkpoints/epoch-<n>.h5`) and curves are
+            written. None: no checkpoints.
+        checkpoint_every: Save after every this many epochs (and after the last, and on a
+            stop). None: only on a stop and after the last epoch.
+        keep_checkpoints: Keep only this many newest checkpoints (None: all).
+        backend: A `Backend` or backend type for `cstorch.compile` (None: the current one).
+        observers: Receivers of the run's events (loggers, dashboard, summary table).
+        log_every: Log the running metric values every this many steps (and at epoch ends).
+        grad_scaler: A `torchtally.amp.GradScaler` for mixed precision, or None.
+        max_gradient_norm: Clip gradients to this global norm, or None.
+        monitor: A `SystemMonitor` (anything with add_observer, set_epoch, start, stop); it
+            is given the observers, started with a run if not running, and told the epoch.
+        class_names: Class display names for curves.
+        handle_sigint: Turn the first Ctrl-C into `request_stop()` during a run.
+
+    Example:
+        >>> learner = Learner(model, cstorch.optim.SGD(model.parameters(), lr=0.1),
+        ...                   metrics={"train": [MeanMetric("loss"), AccuracyMetric()],
+        ...                            "valid": [MeanMetric("loss"), AccuracyMetric()]},
+        ...                   num_epochs=3, logdir="runs/a", observers=[FileLogger("runs/a")])
+        >>> learner.fit(train_loader, valid_loader)
+        >>> learner.test(test_loader, curves=True)
+        {'loss': 0.31, 'accuracy': 0.9}
+    """
+
+    def __init__(
+        self,
+        model: nn.Module | CompiledModel,
+        optimizer: torch.optim.Optimizer,
+        *,
+        train_step: StepFn | None = None,
+        eval_step: StepFn | None = None,
+        lr_scheduler: Any = None,
+        metrics: Mapping[str, Sequence[MetricSpec]] | None = None,
+        num_epochs: int = 1,
+        logdir: str | os.PathLike[str] | None = None,
+        checkpoint_every: int | None = 1,
+        keep_checkpoints: int | None = None,
+        backend: Backend | str | None = None,
+        observers: Sequence[Observer] = (),
+        log_every: int = 10,
+        grad_scaler: GradScaler | None = None,
+        max_gradient_norm: float | None = None,
+        monitor: Any = None,
+        class_names: Sequence[str] | None = None,
+        handle_sigint: bool = True,
+    ) -> None:
+        _check_args(model, optimizer, train_step, eval_step)
+        check_int("num_epochs", num_epochs, 1)
+        check_int("log_every", log_every, 1)
+        check_int("checkpoint_every", checkpoint_every, 1, allow_none=True)
+        check_int("keep_checkpoints", keep_checkpoints, 1, allow_none=True)
+        compiled = model if isinstance(model, CompiledModel) else compile_model(model, backend)
+        self.model: nn.Module = compiled.module
+        self.optimizer = optimizer
+        self.lr_scheduler = lr_scheduler
+        self.grad_scaler = grad_scaler
+        self.num_epochs = num_epochs
+        self.logdir = None if logdir is None else Path(logdir)
+        self.checkpoint_every = checkpoint_every
+        self.keep_checkpoints = keep_checkpoints
+        self.class_names = None if class_names is None else list(class_names)
+        self.monitor = monitor
+        #: The curves of the last `test(..., curves=True)`.
+        self.curves: CurveData | None = None
+        #: The checkpoint last written or loaded.
+        self.last_checkpoint: Path | None = None
+        self._broadcast = Broadcast(observers)
+        if monitor is not None:
+            monitor.add_observer(self._broadcast)
+        self._metrics = {
+            split: SplitMetrics(split, specs, compiled.device)
+            for split, specs in split_metrics(metrics).items()
+        }
+        self._stop = threading.Event()
+        self._position = Position(1, 0, 0)
+        self._restored: Restored | None = None
+        train_fn = train_step if train_step is not None else classification_step
+        self._loop = StepLoop(
+            compiled,
+            optimizer,
+            train_fn,
+            eval_step if eval_step is not None else train_fn,
+            self._metrics,
+            self._broadcast,
+            self._stop,
+            lr_scheduler=lr_scheduler,
+            grad_scaler=grad_scaler,
+            max_gradient_norm=max_gradient_norm,
+            log_every=log_every,
+            num_epochs=num_epochs,
+        )
+        self._state = TrainingState(self.model, optimizer, lr_scheduler, grad_scaler, self._loop)
+        self._scope = RunScope(self._broadcast, self._stop, monitor, handle_sigint)
+
+    # ------------------------------------------------------------------------- state
+
+    @property
+    def history(self) -> list[MetricRecord]:
+        """Every record this learner logged, in order (machine samples excluded)."""
+        return self._loop.history
+
+    @property
+    def global_step(self) -> int:
+        """Optimizer steps so far (restored by a resume)."""
+        return self._loop.global_step
+
+    @property
+    def epochs_done(self) -> int:
+        """Complete epochs so far."""
+        return self._position.epoch - 1
+
+    @property
+    def metrics(self) -> dict[str, SplitMetrics]:
+        """Split -> its metrics."""
+        return self._metrics
+
+    @property
+    def observers(self) -> tuple[Observer, ...]:
+        """The observers (give them to a system monitor to route its samples alike)."""
+        return self._broadcast.observers
+
+    @property
+    def checkpoint_dir(self) -> Path | None:
+        """`logdir/checkpoints`, or None without a logdir."""
+        return None if self.logdir is None else self.logdir / "checkpoints"
+
+    @property
+    def stop_requested(self) -> bool:
+        """Whether `request_stop` was called during the current run."""
+        return self._stop.is_set()
+
+    def request_stop(self) -> None:
+        """Stop after the current step: save a checkpoint and end the run (thread-safe).
+
+        Example:
+            >>> threading.Timer(60.0, learner.request_stop).start()  # train for a minute
+        """
+        self._stop.set()
+
+    # ------------------------------------------------------------------------- runs
+
+    def fit(
+        self,
+        train_loader: Iterable[Any],
+        valid_loader: Iterable[Any] | None = None,
+        *,
+        resume: bool | str | os.PathLike[str] = False,
+    ) -> nn.Module:
+        """Train for the remaining epochs, validating after each.
+
+        Args:
+            train_loader: Training batches (with a length). Its shuffle may draw from torch's
+                global generator or its own `generator`: both are checkpointed.
+            valid_loader: Validation batches, or None.
+            resume: True: continue from the latest checkpoint in `logdir` (start afresh if
+                there is none); a path: continue from that checkpoint.
+
+        Returns:
+            The trained model.
+
+        Example:
+            >>> learner.fit(train_loader, valid_loader, resume=True)  # continue if stopped
+        """
+        if resume is True:
+            folder = self.checkpoint_dir
+            found = None if folder is None else latest_checkpoint(folder, _EPOCH_SPLITS)
+            if found is not None:
+                self.resume(found)
+        elif resume is not False:
+            self.resume(resume)
+        splits = ("train", "valid") if valid_loader is not None else ("train",)
+        loaders = {"train": train_loader, "valid": valid_loader}
+        names = {split: self._metrics[split].names for split in splits}
+        info = RunInfo(splits, self.num_epochs, names, self._logdir_text(), self._position.epoch)
+        self._loop.cursor = self._position
+        self._loop.num_epochs = self.num_epochs  # it may have been raised to train on
+        self._scope.run(
+            info,
+            lambda: self._epochs(splits, loaders),
+            lambda: self._stop_at(self._loop.cursor, splits, loaders),
+        )
+        return self.model
+
+    def validate(self, loader: Iterable[Any]) -> dict[str, float]:
+        """Evaluate on `loader` with the valid metrics, as a run of its own.
+
+        Args:
+            loader: Validation batches.
+
+        Returns:
+            Metric name -> final value.
+
+        Example:
+            >>> learner.validate(valid_loader)["accuracy"]
+            0.91
+        """
+        return self._evaluate("valid", loader, None)
+
+    def test(
+        self,
+        loader: Iterable[Any],
+        *,
+        curves: bool = False,
+        class_names: Sequence[str] | None = None,
+    ) -> dict[str, float]:
+        """Evaluate on `loader` with the test metrics, as a run of its own.
+
+        Args:
+            loader: Test batches.
+            curves: Also collect every score and write `logdir/test/curves.json` (confusion
+                matrix, per-class ROC and PR curves); kept in `curves` too.
+            class_names: Class display names (default: the learner's, else "0", "1", ...).
+
+        Returns:
+            Metric name -> final value.
+
+        Example:
+            >>> learner.test(test_loader, curves=True, class_names=["cat", "dog"])
+            {'loss': 0.28, 'accuracy': 0.93}
+        """
+        collector = CurveCollector() if curves else None
+        values = self._evaluate("test", loader, collector)
+        if collector is not None and not self._stop.is_set():
+            labels, scores = collector.result()
+            names = class_names if class_names is not None else self.class_names
+            if self.logdir is not None:
+                self.curves = write_curves(self.logdir, "test", labels, scores, names)
+            else:
+                self.curves = curve_data(labels, scores, names)
+        return values
+
+    def resume(self, path: str | os.PathLike[str] | None = None) -> Path:
+        """Load a checkpoint: the next `fit` continues from where it was taken.
+
+        A checkpoint taken part-way through an epoch is continued by replaying the loader's
+        first batches of that epoch from the random state they were drawn with, so the loader
+        must give the same batches for the same random state (a seeded shuffle does).
+
+        Args:
+            path: The checkpoint; None for the latest in `logdir/checkpoints`.
+
+        Returns:
+            The checkpoint loaded.
+
+        Raises:
+            FileNotFoundError: No checkpoint there.
+            ValueError: The file is not a learner checkpoint.
+
+        Example:
+            >>> learner.resume()  # the latest of logdir/checkpoints
+            PosixPath('runs/a/checkpoints/epoch-2-train-step-5.h5')
+        """
+        target = self._checkpoint_to_load(path)
+        self._restored = self._state.load(target)
+        self._position = self._restored.position
+        self.last_checkpoint = target
+        return target
+
+    # ------------------------------------------------------------------------- internals
+
+    def _epochs(self, splits: tuple[str, ...], loaders: dict[str, Any]) -> bool:
+        start = self._position
+        resume_rng = self._take_pending_rng(start, splits, loaders)
+        for epoch in range(start.epoch, self.num_epochs + 1):
+            if self.monitor is not None:
+                self.monitor.set_epoch(epoch)
+            first = start.split_index if epoch == start.epoch else 0
+            for index in range(first, len(splits)):
+                part_way = epoch == start.epoch and index == start.split_index
+                step = start.step if part_way else 0
+                rng = resume_rng if part_way else None
+                split = splits[index]
+                if not self._loop.run_split(split, loaders[split], epoch, index, step, rng):
+                    self._stop_at(self._loop.cursor, splits, loaders)
+                    return True
+                if self._stop.is_set() and index + 1 < len(splits):
+                    self._stop_at(Position(epoch, index + 1, 0), splits, loaders)
+                    return True
+            self._position = Position(epoch + 1, 0, 0)
+            every = self.checkpoint_every
+            due = (every is not None and epoch % every == 0) or epoch == self.num_epochs
+            if due or self._stop.is_set():
+                self._save_checkpoint(splits, loaders)
+            if self._stop.is_set() and epoch < self.num_epochs:
+                return True
+        return False
+
+    def _take_pending_rng(
+        self, start: Position, splits: tuple[str, ...], loaders: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """Apply a resumed run's random state: now at a split boundary, or hand the split's
+        start and stop states to the replay of a split stopped part-way."""
+        restored, self._restored = self._restored, None
+        if restored is None:
+            return None
+        if start.step > 0 and restored.split_start_rng is not None:
+            return restored.split_start_rng, restored.rng
+        loader = loaders.get(splits[start.split_index]) if start.split_index < len(splits) else None
+        restore_rng(restored.rng, loader_generator(loader))
+        return None
+
+    def _evaluate(
+        self, split: str, loader: Iterable[Any], collect: CurveCollector | None
+    ) -> dict[str, float]:
+        epoch = max(self.epochs_done, 1)
+        names = {split: self._metrics[split].names}
+        info = RunInfo((split,), self.num_epochs, names, self._logdir_text(), epoch)
+        first = len(self.history)
+
+        def body() -> bool:
+            if self.monitor is not None:
+                self.monitor.set_epoch(epoch)
+            return not self._loop.run_split(split, loader, epoch, 0, 0, None, collect)
+
+        self._scope.run(info, body)
+        return {r.name: r.value for r in self.history[first:] if r.split == split}
+
+    def _stop_at(
+        self, position: Position, splits: tuple[str, ...], loaders: dict[str, Any]
+    ) -> None:
+        """Record how far the run got (never backwards) and checkpoint there."""
+        self._position = max(self._position, position)
+        self._save_checkpoint(splits, loaders)
+
+    def _save_checkpoint(self, splits: tuple[str, ...], loaders: dict[str, Any]) -> None:
+        folder = self.checkpoint_dir
+        if folder is None:
+            return
+        position = self._position
+        index = position.split_index
+        loader = loaders.get(splits[index]) if index < len(splits) else None
+        self.last_checkpoint = self._state.save(
+            folder, position, splits, loader, self.keep_checkpoints
+        )
+
+    def _checkpoint_to_load(self, path: str | os.PathLike[str] | None) -> Path:
+        if path is not None:
+            return Path(path)
+        folder = self.checkpoint_dir
+        found = None if folder is None else latest_checkpoint(folder, _EPOCH_SPLITS)
+        if found is None:
+            raise FileNotFoundError(
+                "Argument `path` is None, so the latest checkpoint of `logdir` is loaded, but "
+                f"there is none. Received: logdir={self._logdir_text()!r}"
+            )
+        return found
+
+    def _logdir_text(self) -> str | None:
+        return None if self.logdir is None else str(self.logdir)
+
+
+def _check_args(model: Any, optimizer: Any, train_step: Any, eval_step: Any) -> None:
+    if not isinstance(model, (nn.Module, CompiledModel)):
+        raise TypeError(
+            f"Argument `model` must be an nn.Module or a CompiledModel. Received: {type(model).__name__}"
+        )
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(
+            "Argument `optimizer` must be a torch.optim.Optimizer (e.g. cstorch.optim.SGD). "
+            f"Received: {type(optimizer).__name__}"
+        )
+    for name, fn in (("train_step", train_step), ("eval_step", eval_step)):
+        if fn is not None and not callable(fn):
+            raise TypeError(
+                f"Argument `{name}` must be a callable (model, batch) -> output or None. "
+                f"Received: {name}={fn!r}"
+            )

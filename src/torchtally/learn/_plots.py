@@ -1,0 +1,86 @@
+"""`plot_logdir`: a learner's log directory rendered as PNG plots and one HTML report (what
+`torchtally plot LOGDIR` runs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torchtally.learn._events import SYSTEM_SPLIT, MetricRecord
+from torchtally.learn._plot_canvas import safe_name
+from torchtally.learn._plot_curves import plot_confusion_matrix, plot_pr, plot_roc
+from torchtally.learn._plot_logs import read_logdir
+from torchtally.learn._plot_metrics import plot_metric, plot_system
+from torchtally.learn._plot_summary import ordered_splits, summarize
+from torchtally.learn._report import write_report
+
+__all__ = ["plot_logdir"]
+
+
+def plot_logdir(logdir: str | Path, out_dir: str | Path | None = None) -> list[Path]:
+    """Render a learner's logs: a PNG per metric (a panel per split, x = step, epochs marked),
+    one PNG of the system samples, and for every split with `curves.json` its confusion matrix,
+    ROC and precision-recall curves; then `report.html`, which embeds them all with a summary
+    table (min / last / max per metric and split) and needs no other file.
+
+    Needs matplotlib (`pip install torchtally[plots]`); uses its Agg canvas directly, so the
+    pyplot backend and global state are left alone.
+
+    Args:
+        logdir: The learner's log directory (`<split>/epoch-<n>.csv|jsonl`,
+            `<split>/curves.json`).
+        out_dir: Where to write; default `<logdir>/plots`. Created if missing; files of the same
+            names are overwritten.
+
+    Returns:
+        The files written: the PNGs in report order, then `report.html`.
+
+    Raises:
+        FileNotFoundError: `logdir` is not a directory.
+        ValueError: `logdir` holds no logs.
+        ImportError: matplotlib is not installed.
+
+    Example:
+        >>> paths = plot_logdir("runs/mnist")
+        >>> paths[-1].name
+        'report.html'
+    """
+    data = read_logdir(logdir)
+    out = Path(logdir) / "plots" if out_dir is None else Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    figures: list[tuple[str, Path]] = []
+    used: set[str] = set()
+
+    def target(stem: str) -> Path:
+        name, n = stem, 1
+        while name in used:  # two metric names with the same file-safe form
+            n += 1
+            name = f"{stem}-{n}"
+        used.add(name)
+        return out / f"{name}.png"
+
+    by_metric: dict[str, dict[str, list[MetricRecord]]] = {}
+    system: list[MetricRecord] = []
+    for record in data.records:
+        if record.split == SYSTEM_SPLIT:
+            system.append(record)
+        else:
+            by_metric.setdefault(record.name, {}).setdefault(record.split, []).append(record)
+    for name in sorted(by_metric):
+        splits = by_metric[name]
+        ordered = {split: splits[split] for split in ordered_splits(splits)}
+        figures.append((name, plot_metric(name, ordered, target(f"metric-{safe_name(name)}"))))
+    if system:
+        figures.append(("system", plot_system(system, target("system"))))
+    for split in ordered_splits(data.curves):
+        curves, stem = data.curves[split], safe_name(split)
+        for caption, prefix, plot in (
+            ("confusion matrix", "confusion", plot_confusion_matrix),
+            ("ROC", "roc", plot_roc),
+            ("precision-recall", "pr", plot_pr),
+        ):
+            path = plot(curves, split, target(f"{prefix}-{stem}"))
+            if path is not None:
+                figures.append((f"{split}: {caption}", path))
+    title = f"torchtally report: {Path(logdir).resolve().name}"
+    report = write_report(out / "report.html", title, summarize(data.records), figures, data.curves)
+    return [path for _, path in figures] + [report]

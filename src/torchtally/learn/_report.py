@@ -1,0 +1,110 @@
+"""The HTML report of a run: one self-contained file (PNGs embedded as base64 data URIs, inline
+CSS, no scripts and no external resources) with the summary table and every plot."""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from torchtally.learn._events import CurveData
+from torchtally.learn._plot_summary import SummaryRow, format_value
+
+__all__ = ["write_report"]
+
+_STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
+       max-width: 1100px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0; }
+th, td { padding: 0.25em 0.8em; border-bottom: 1px solid #eee; text-align: right; }
+th { background: #f4f4f4; } td.text, th.text { text-align: left; }
+figure { margin: 1.2em 0; } figcaption { color: #555; font-size: 0.9em; }
+img { max-width: 100%; height: auto; border: 1px solid #eee; }
+"""
+
+
+def write_report(
+    path: Path,
+    title: str,
+    rows: Sequence[SummaryRow],
+    figures: Sequence[tuple[str, Path]],
+    curves: Mapping[str, CurveData],
+) -> Path:
+    """Write the report.
+
+    Args:
+        path: Where to write the HTML.
+        title: The page title (e.g. the log directory's name).
+        rows: The summary table (min / last / max per metric and split).
+        figures: (caption, PNG path) in display order; each PNG is embedded.
+        curves: Split -> its final-evaluation curves, for the per-class AUC / AP table.
+
+    Returns:
+        `path`.
+
+    Example:
+        >>> write_report(Path("report.html"), "run", summarize(records), [("loss", png)], {})
+        PosixPath('report.html')
+    """
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{_text(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{_text(title)}</h1>",
+        "<h2>Summary</h2>",
+        _summary_table(rows),
+    ]
+    for split, data in curves.items():
+        if data.roc or data.pr:
+            parts += [f"<h2>{_text(split)}: per-class scores</h2>", _scores_table(data)]
+    parts.append("<h2>Plots</h2>")
+    for caption, png in figures:
+        encoded = base64.b64encode(png.read_bytes()).decode("ascii")
+        parts.append(
+            f'<figure><img alt="{_text(caption)}" src="data:image/png;base64,{encoded}">'
+            f"<figcaption>{_text(caption)}</figcaption></figure>"
+        )
+    parts.append("</body></html>")
+    path.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    return path
+
+
+def _summary_table(rows: Sequence[SummaryRow]) -> str:
+    head = (
+        '<tr><th class="text">split</th><th class="text">metric</th><th>values</th>'
+        "<th>min</th><th>last</th><th>max</th></tr>"
+    )
+    body = [
+        f'<tr><td class="text">{_text(r.split)}</td><td class="text">{_text(r.name)}</td>'
+        f"<td>{r.count}</td><td>{_value(r.minimum, r.unit)}</td>"
+        f"<td>{_value(r.last, r.unit)}</td><td>{_value(r.maximum, r.unit)}</td></tr>"
+        for r in rows
+    ]
+    return "<table>" + head + "".join(body) + "</table>"
+
+
+def _scores_table(data: CurveData) -> str:
+    classes = list(dict.fromkeys([*data.roc, *data.pr]))
+    head = '<tr><th class="text">class</th><th>ROC AUC</th><th>average precision</th></tr>'
+    body = [
+        f'<tr><td class="text">{_text(name)}</td>'
+        f"<td>{_score(data.roc.get(name, {}).get('auc'))}</td>"
+        f"<td>{_score(data.pr.get(name, {}).get('ap'))}</td></tr>"
+        for name in classes
+    ]
+    return "<table>" + head + "".join(body) + "</table>"
+
+
+def _value(value: float, unit: str) -> str:
+    return "–" if math.isnan(value) else _text(format_value(value, unit))
+
+
+def _score(value: object) -> str:
+    return f"{value:.4f}" if isinstance(value, (int, float)) else "–"
+
+
+def _text(value: str) -> str:
+    return html.escape(value, quote=True)
