@@ -16,9 +16,9 @@ from torch import Tensor, nn
 from torchtally.metrics import (
     AccuracyMetric,
     AUROCMetric,
-    LearningRateMetric,
     ConfusionMatrixMetric,
     F1ScoreMetric,
+    LearningRateMetric,
     MeanMetric,
     MeanPerClassAccuracyMetric,
     MetricCollection,
@@ -138,8 +138,7 @@ def _learner_metrics() -> dict[str, list[Any]]:
 def _fit(out: Path, epochs: int) -> tuple[nn.Module, dict[str, float], tuple[Tensor, ...]]:
     """Train with the learner (dashboard, loggers, system monitor), then test with curves."""
     from torchtally import optim
-    from torchtally.learn import FileLogger, Learner, SummaryTable, TensorBoardLogger
-    from torchtally.learn import make_renderer
+    from torchtally.learn import FileLogger, Learner, SummaryTable, TensorBoardLogger, make_renderer
     from torchtally.metrics.system import SystemMonitor
 
     x_train, y_train, x_test, y_test = load_digits_split()
