@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from torchtally.functional._checks import check_same_shape
+from torchtally.functional._checks import check_same_shape, count_nonfinite
 from torchtally.functional.classification._inputs import as_class_indices
 
-__all__ = ["accuracy", "accuracy_compute", "accuracy_update"]
+__all__ = ["accuracy", "accuracy_compute", "accuracy_update", "accuracy_update_checked"]
 
 
 def accuracy_update(
@@ -18,7 +18,31 @@ def accuracy_update(
     As in cstorch, with weights the correct predictions are weighted and the denominator is
     the number of positive weights.
     """
-    predicted = as_class_indices(labels, predictions, threshold)
+    return _accuracy_counts(labels, as_class_indices(labels, predictions, threshold), weights)
+
+
+def accuracy_update_checked(
+    labels: Tensor, predictions: Tensor, weights: Tensor | None = None, threshold: float = 0.5
+) -> tuple[Tensor, Tensor | int, Tensor | None]:
+    """`accuracy_update` plus the count of predictions that cannot be trusted.
+
+    For class scores that is the rows whose maximum is NaN or infinite: a NaN anywhere in a row
+    makes its maximum NaN, so the rows' maxima (which the argmax computes anyway) replace a
+    pass over every score. A -inf score in a row (a masked class) is legitimate and not counted.
+    For binary scores it is the non-finite scores; integer indices have none.
+    """
+    scores = predictions.is_floating_point() and predictions.dim() == labels.dim() + 1
+    if scores and predictions.shape[:-1] == labels.shape:
+        top = predictions.max(dim=-1)
+        counts = _accuracy_counts(labels, top.indices, weights)
+        return (*counts, count_nonfinite(top.values))
+    counts = accuracy_update(labels, predictions, weights, threshold)
+    return (*counts, count_nonfinite(predictions))
+
+
+def _accuracy_counts(
+    labels: Tensor, predicted: Tensor, weights: Tensor | None
+) -> tuple[Tensor, Tensor | int]:
     correct = predicted == labels
     if weights is None:
         # a Python count: adding it to the state is one kernel, and no tensor is made for it

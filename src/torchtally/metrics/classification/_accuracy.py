@@ -8,8 +8,12 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally.functional._checks import count_negative, count_nonfinite
-from torchtally.functional.classification._accuracy import accuracy_compute, accuracy_update
+from torchtally.functional._checks import count_negative
+from torchtally.functional.classification._accuracy import (
+    accuracy_compute,
+    accuracy_update,
+    accuracy_update_checked,
+)
 from torchtally.metrics._base import Metric
 
 __all__ = ["AccuracyMetric"]
@@ -22,7 +26,9 @@ class AccuracyMetric(Metric):
     Args:
         name: Metric name; defaults to "accuracy".
         threshold: Decision threshold when predictions are binary scores.
-        check_values: Count non-finite scores and negative weights and raise them at compute.
+        check_values: Count untrustworthy predictions (rows of class scores whose maximum is
+            NaN or infinite, non-finite binary scores) and negative weights, and raise them at
+            compute.
 
     Example:
         >>> acc = AccuracyMetric("accuracy")
@@ -48,9 +54,13 @@ class AccuracyMetric(Metric):
             predictions: Class indices, binary scores, or class scores with a trailing class dim.
             weights: Optional weights shaped like `labels`; the denominator counts weights > 0.
         """
-        correct, total = accuracy_update(labels, predictions, weights, self.threshold)
         if self.check_values:
-            self._record_errors(count_nonfinite(predictions), count_negative(weights))
+            correct, total, nonfinite = accuracy_update_checked(
+                labels, predictions, weights, self.threshold
+            )
+            self._record_errors(nonfinite, count_negative(weights))
+        else:
+            correct, total = accuracy_update(labels, predictions, weights, self.threshold)
         self.correct.add_(correct)
         self.total.add_(total)
 
