@@ -112,7 +112,9 @@ def run(quick: bool, only: list[str] | None, device: str) -> Path:
         report += [f"## {title}", ""]
         if rows:
             report += [_table(rows), ""]
-        non_json = "\n".join(line for line in stdout.splitlines() if not line.startswith("{"))
+        # a section that printed JSON rows has its table above; keep only its other lines
+        skip = ("{", "|") if rows else ("{",)
+        non_json = "\n".join(line for line in stdout.splitlines() if not line.startswith(skip))
         if non_json.strip():
             report += ["```", non_json.strip(), "```", ""]
         if code != 0:

@@ -160,9 +160,19 @@ def multiclass_errors(
     return (
         count_outside(labels, 0, num_classes),
         predictions_outside,
-        count_nonfinite(predictions),
+        count_nonfinite(_row_maxima(predictions, labels)),
         count_negative(weights),
     )
+
+
+def _row_maxima(predictions: Tensor, labels: Tensor) -> Tensor:
+    """For class scores, each row's maximum (NaN if the row holds a NaN): one reading pass
+    instead of a NaN test of every score, and what decides the predicted class. A -inf score
+    (a masked class) is legitimate; a row whose maximum is NaN or inf is not. Other inputs are
+    returned as they are."""
+    if predictions.is_floating_point() and predictions.dim() == labels.dim() + 1:
+        return predictions.amax(dim=-1)
+    return predictions
 
 
 def _indicator_shapes(labels: Tensor, predictions: Tensor, num_labels: int | None) -> None:
