@@ -53,7 +53,7 @@ def test_auroc_matches_sklearn(seed: int, n: int, grid: int) -> None:
     # Rows with label code 0 (no sample) anywhere in the buffer change nothing.
     keys, codes = exact_auroc_update(torch.as_tensor(labels), torch.as_tensor(scores))
     padded_keys = torch.cat([keys, torch.zeros(5, dtype=keys.dtype), keys[:3]])
-    padded_codes = torch.cat([codes, torch.zeros(8, dtype=codes.dtype)])
+    padded_codes = torch.cat([codes, torch.zeros(len(padded_keys) - len(codes), dtype=codes.dtype)])
     assert float(exact_auroc_compute(padded_keys, padded_codes)) == pytest.approx(expected)
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
 from torchtally._errors import MetricValueError
+from torchtally.functional.ranking import bits_to_keys_
 from torchtally.metrics.ranking import AUROCMetric
 from torchtally.metrics.ranking._auroc import DEFAULT_CAPACITY
 
@@ -198,7 +199,7 @@ def test_zero_filled_rows_count_as_no_sample() -> None:
     labels, scores = torch.tensor([0, 1, 2, 1, 0]), torch.randn(5, 3)
     metric.update(labels, scores)
     before = metric.compute()
-    metric.keys[5:].zero_()
+    metric.score_bits[5:].zero_()
     metric.codes[5:].zero_()
     metric._cached = None
     torch.testing.assert_close(metric.compute(), before)
@@ -247,7 +248,7 @@ def test_constructor_arguments_are_checked() -> None:
 def test_default_capacity_and_state_sizes() -> None:
     binary = AUROCMetric()
     assert binary.capacity == DEFAULT_CAPACITY == 2**20
-    assert binary.keys.dtype == torch.int32 and binary.codes.dtype == torch.uint8
+    assert binary.score_bits.dtype == torch.int32 and binary.codes.dtype == torch.uint8
     state_bytes = sum(b.numel() * b.element_size() for b in binary.buffers())
     assert state_bytes < 5.1 * 2**20  # 4-byte key + 1-byte code per sample
     binned = AUROCMetric(num_classes=10, num_bins=256)
@@ -268,10 +269,11 @@ def test_compute_sorts_the_buffer_in_place_and_keeps_its_samples() -> None:
     scores = (torch.rand(40, generator=g) * 8).round() / 8
     metric, other = AUROCMetric(capacity=64), AUROCMetric(capacity=64)
     metric.update(labels[:15], scores[:15])
-    address = metric.keys.data_ptr()
+    address = metric.score_bits.data_ptr()
     metric.compute()
-    assert metric.keys.data_ptr() == address
-    assert torch.equal(metric.keys[:15], metric.keys[:15].sort().values)  # sorted in place
+    assert metric.score_bits.data_ptr() == address
+    keys = bits_to_keys_(metric.score_bits[:15].clone())  # the stored bits, in key order
+    assert torch.equal(keys, keys.sort().values)  # sorted in place
     metric.update(labels[15:25], scores[15:25])  # appends after the (sorted) filled rows
     other.update(labels[25:], scores[25:])
     other.compute()

@@ -17,6 +17,7 @@ from torchtally.functional._checks import (
     check_tensor,
     count_negative,
     count_nonfinite,
+    count_nonfinite_rows,
     count_outside,
 )
 from torchtally.functional.classification._inputs import as_class_indices
@@ -160,19 +161,16 @@ def multiclass_errors(
     return (
         count_outside(labels, 0, num_classes),
         predictions_outside,
-        count_nonfinite(_row_maxima(predictions, labels)),
+        _count_nonfinite_predictions(predictions, labels),
         count_negative(weights),
     )
 
 
-def _row_maxima(predictions: Tensor, labels: Tensor) -> Tensor:
-    """For class scores, each row's maximum (NaN if the row holds a NaN): one reading pass
-    instead of a NaN test of every score, and what decides the predicted class. A -inf score
-    (a masked class) is legitimate; a row whose maximum is NaN or inf is not. Other inputs are
-    returned as they are."""
+def _count_nonfinite_predictions(predictions: Tensor, labels: Tensor) -> Tensor | None:
+    """Class scores: rows whose maximum (which decides the class) is NaN or inf; else values."""
     if predictions.is_floating_point() and predictions.dim() == labels.dim() + 1:
-        return predictions.amax(dim=-1)
-    return predictions
+        return count_nonfinite_rows(predictions)
+    return count_nonfinite(predictions)
 
 
 def _indicator_shapes(labels: Tensor, predictions: Tensor, num_labels: int | None) -> None:

@@ -9,7 +9,7 @@ from torchtally.functional.ranking._binned_auroc import (
     binned_auroc_error_bound,
     binned_auroc_update,
 )
-from torchtally.functional.ranking._keys import score_keys
+from torchtally.functional.ranking._keys import bits_to_keys_, score_bits, score_keys
 from torchtally.functional.ranking._top_k import (
     at_k_update,
     precision_at_k,
@@ -29,11 +29,13 @@ __all__ = [
     "binned_auroc_compute",
     "binned_auroc_error_bound",
     "binned_auroc_update",
+    "bits_to_keys_",
     "exact_auroc_compute",
     "exact_auroc_update",
     "precision_at_k",
     "precision_at_k_compute",
     "recall_at_k",
     "recall_at_k_compute",
+    "score_bits",
     "score_keys",
 ]

@@ -14,7 +14,7 @@ from torch import Tensor
 
 from torchtally._errors import check_choice
 from torchtally.functional.ranking._inputs import flatten_scores
-from torchtally.functional.ranking._keys import EMPTY_CODE, label_codes, score_keys
+from torchtally.functional.ranking._keys import EMPTY_CODE, bits_to_keys_, label_codes, score_bits
 
 __all__ = ["AVERAGES", "auroc", "average_classes", "exact_auroc_compute", "exact_auroc_update"]
 
@@ -27,7 +27,7 @@ def exact_auroc_update(
     num_classes: int | None = None,
     dtype: torch.dtype = torch.float32,
 ) -> tuple[Tensor, Tensor]:
-    """The rows exact AUROC stores for one batch: score keys and label codes.
+    """The rows exact AUROC stores for one batch: score bits and label codes.
 
     Args:
         labels: Binary labels shaped like `predictions` (values > 0 are positive), or `(N,)`
@@ -38,43 +38,54 @@ def exact_auroc_update(
         dtype: Storage precision of the scores, `torch.float32` or `torch.float64`.
 
     Returns:
-        `(keys, codes)`: `(N,)` or `(N, num_classes)` integer keys (see `score_keys`) and
-        `(N,)` label codes (see `label_codes`).
+        `(bits, codes)`: `(N,)` or `(N, num_classes)` integer score bits (see `score_bits`;
+        possibly a view of `predictions`) and `(N,)` label codes (see `label_codes`).
     """
     labels, scores = flatten_scores(labels, predictions, num_classes)
-    return score_keys(scores, dtype), label_codes(labels, num_classes)
+    return score_bits(scores, dtype), label_codes(labels, num_classes)
 
 
 def exact_auroc_compute(
-    keys: Tensor,
+    bits: Tensor,
     codes: Tensor,
     num_classes: int | None = None,
     average: str = "macro",
     *,
     in_place: bool = False,
 ) -> Tensor:
-    """AUROC from stored keys and label codes (rows with code 0 are ignored).
+    """AUROC from stored score bits and label codes (rows with code 0 are ignored).
 
     Args:
-        keys: `(M,)` or `(M, num_classes)` score keys.
+        bits: `(M,)` or `(M, num_classes)` score bits (see `score_bits`).
         codes: `(M,)` label codes.
         num_classes: None for binary, else the number of classes.
         average: "macro" (mean over the classes that have both positives and negatives) or
             "none" (per-class values); ignored for binary.
-        in_place: Binary only: sort `keys` in place (stable) and permute `codes` alike,
-            instead of sorting a copy. The rows keep their (key, code) pairs, so a buffer of
-            samples stays a valid buffer of the same samples, needing no sorted copy.
+        in_place: Binary only: turn `bits` into keys, sort them in place (stable) with
+            `codes` permuted alike, and turn them back into bits, instead of working on a
+            copy. The rows keep their (score, code) pairs, so a buffer of samples stays a valid
+            buffer of the same samples, needing no sorted copy.
 
     Returns:
         float64: 0-d, or `(num_classes,)` for `average="none"`. NaN where a class has no
         positive or no negative.
     """
     check_choice("average", average, AVERAGES)
+    if bits.shape[0] != codes.shape[0]:
+        raise ValueError(
+            "Arguments `bits` and `codes` must have the same number of rows. "
+            f"Received: bits.shape={tuple(bits.shape)}, codes.shape={tuple(codes.shape)}"
+        )
     if num_classes is None:
-        return _ratio(*_twice_mann_whitney_u(keys, codes, positive=2, in_place=in_place))
+        if not in_place:  # work on private copies, sorted in place
+            bits, codes = bits.clone(), codes.clone()
+        keys = bits_to_keys_(bits)
+        result = _ratio(*_twice_mann_whitney_u(keys, codes, positive=2, in_place=True))
+        bits_to_keys_(keys)  # back to bits
+        return result
     per_class = torch.stack(
         [
-            _ratio(*_twice_mann_whitney_u(keys[:, c].contiguous(), codes, c + 1, False))
+            _ratio(*_twice_mann_whitney_u(_column_keys(bits, c), codes, c + 1, False))
             for c in range(num_classes)
         ]
     )
@@ -106,8 +117,13 @@ def auroc(
     """
     wide = predictions.dtype in (torch.float64, torch.int32, torch.int64)
     dtype = torch.float64 if wide else torch.float32
-    keys, codes = exact_auroc_update(labels, predictions, num_classes, dtype)
-    return exact_auroc_compute(keys, codes, num_classes, average)
+    bits, codes = exact_auroc_update(labels, predictions, num_classes, dtype)
+    return exact_auroc_compute(bits, codes, num_classes, average)
+
+
+def _column_keys(bits: Tensor, column: int) -> Tensor:
+    # an explicit contiguous copy: `contiguous()` may return a view, which keys would overwrite
+    return bits_to_keys_(bits[:, column].clone(memory_format=torch.contiguous_format))
 
 
 def average_classes(per_class: Tensor, average: str) -> Tensor:

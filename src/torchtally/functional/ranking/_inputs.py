@@ -19,8 +19,6 @@ from torchtally.functional._checks import check_same_shape, check_tensor
 __all__ = [
     "check_score_range",
     "count_invalid_labels",
-    "count_negative",
-    "count_nonfinite",
     "flatten_scores",
 ]
 
@@ -78,22 +76,6 @@ def count_invalid_labels(labels: Tensor, num_classes: int | None) -> Tensor | No
     if labels.is_floating_point():
         return torch.count_nonzero(torch.logical_and(labels != 0, labels != 1))
     return torch.count_nonzero(labels & -2)  # one pass: zero exactly for 0 and 1
-
-
-def count_nonfinite(values: Tensor) -> Tensor | None:
-    """NaN or infinite entries (a 0-d count); None for integer tensors."""
-    if not values.is_floating_point():
-        return None
-    # x - x is 0 for finite x and NaN for NaN or +-inf, and count_nonzero counts NaN: two
-    # passes where `isfinite` takes four (abs, two comparisons, and) before counting.
-    return torch.count_nonzero(values - values)
-
-
-def count_negative(values: Tensor | None) -> Tensor | None:
-    """Negative entries (a 0-d count); None when there is no tensor."""
-    if values is None:
-        return None
-    return torch.count_nonzero(values < 0)
 
 
 def check_score_range(score_range: Sequence[float]) -> tuple[float, float]:

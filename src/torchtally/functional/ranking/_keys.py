@@ -2,7 +2,8 @@
 
 On CPU PyTorch sorts 1-D integer tensors with a parallel radix sort, two to three times faster
 than its float sort, so exact AUROC stores each score as the integer of the same width whose
-order is the score's order, and sorts those. Labels are stored as small codes in which 0 means
+order is the score's order, and sorts those. It stores the raw bits (`score_bits`) in `update`,
+and maps them to keys in place (`bits_to_keys_`, its own inverse) only when it computes. Labels are stored as small codes in which 0 means
 "no sample": rows of a preallocated buffer that were never written (or were zero-filled by a
 distributed gather) then count as neither positive nor negative, whatever their key.
 """
@@ -12,7 +13,15 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-__all__ = ["EMPTY_CODE", "KEY_DTYPES", "code_dtype", "label_codes", "score_keys"]
+__all__ = [
+    "EMPTY_CODE",
+    "KEY_DTYPES",
+    "bits_to_keys_",
+    "code_dtype",
+    "label_codes",
+    "score_bits",
+    "score_keys",
+]
 
 #: Storage float dtype -> the integer dtype of its keys.
 KEY_DTYPES = {torch.float32: torch.int32, torch.float64: torch.int64}
@@ -40,13 +49,42 @@ def score_keys(scores: Tensor, dtype: torch.dtype = torch.float32) -> Tensor:
         >>> score_keys(torch.tensor([0.5, -2.0, 0.0, -0.0, 1.0])).argsort().tolist()
         [1, 2, 3, 0, 4]
     """
-    key_dtype = KEY_DTYPES[dtype]
-    bits = scores.to(dtype).view(key_dtype)
+    return bits_to_keys_(score_bits(scores, dtype).clone())
+
+
+def score_bits(scores: Tensor, dtype: torch.dtype = torch.float32) -> Tensor:
+    """The scores' IEEE bit patterns, as integers of the same width (a view, no arithmetic).
+
+    Exact AUROC stores these in `update` (one copy into its buffer, nothing else per score)
+    and turns them into order keys with `bits_to_keys_` only when it computes.
+
+    Args:
+        scores: Real scores of any shape.
+        dtype: `torch.float32` (int32 bits) or `torch.float64` (int64 bits).
+
+    Returns:
+        Integer bits shaped like `scores` (a view of them when no conversion was needed).
+    """
+    return scores.to(dtype).view(KEY_DTYPES[dtype])
+
+
+def bits_to_keys_(bits: Tensor) -> Tensor:
+    """In place: IEEE bit patterns to order-preserving keys (see `score_keys`), and back.
+
+    The map is its own inverse: applied to keys it restores the bits (with -0.0 as 0.0), so a
+    buffer of bits can be turned into keys, sorted and turned back without a copy.
+
+    Args:
+        bits: Integer bits (or keys) from `score_bits`, modified in place.
+
+    Returns:
+        `bits`, now holding keys (or bits).
+    """
+    width = torch.iinfo(bits.dtype)
     # IEEE floats order like sign-magnitude integers: non-negative floats already sort as
     # their bit patterns; for negative ones, flipping the magnitude bits reverses their order.
-    sign_spread = bits >> (torch.iinfo(key_dtype).bits - 1)
-    keys = bits ^ (sign_spread & torch.iinfo(key_dtype).max)
-    return torch.where(keys == -1, 0, keys)  # -1 is the key of -0.0
+    bits.bitwise_xor_((bits >> (width.bits - 1)) & width.max)
+    return bits.masked_fill_(bits == -1, 0)  # -1 is the key of -0.0, which equals 0.0
 
 
 def code_dtype(num_classes: int | None) -> torch.dtype:

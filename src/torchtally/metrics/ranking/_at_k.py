@@ -11,7 +11,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_int
-from torchtally.functional.ranking._inputs import count_negative, count_nonfinite
+from torchtally.functional._checks import count_negative, count_nonfinite
 from torchtally.functional.ranking._top_k import (
     at_k_update,
     check_top_k_inputs,

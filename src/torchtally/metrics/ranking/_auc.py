@@ -9,6 +9,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice
+from torchtally.functional._checks import count_negative, count_nonfinite
 from torchtally.functional.ranking._auc import (
     CURVES,
     SUMMATION_METHODS,
@@ -17,11 +18,7 @@ from torchtally.functional.ranking._auc import (
     auc_update,
     broadcast_weights,
 )
-from torchtally.functional.ranking._inputs import (
-    count_invalid_labels,
-    count_negative,
-    count_nonfinite,
-)
+from torchtally.functional.ranking._inputs import count_invalid_labels
 from torchtally.metrics._base import Metric
 
 __all__ = ["AUCMetric"]

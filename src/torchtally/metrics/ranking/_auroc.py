@@ -9,6 +9,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import MetricValueError, check_choice, check_int, tracing
+from torchtally.functional._checks import count_nonfinite, count_nonfinite_rows
 from torchtally.functional.ranking._auroc import (
     AVERAGES,
     exact_auroc_compute,
@@ -20,11 +21,7 @@ from torchtally.functional.ranking._binned_auroc import (
     binned_auroc_update,
     count_out_of_range,
 )
-from torchtally.functional.ranking._inputs import (
-    check_score_range,
-    count_invalid_labels,
-    count_nonfinite,
-)
+from torchtally.functional.ranking._inputs import check_score_range, count_invalid_labels
 from torchtally.functional.ranking._keys import KEY_DTYPES, code_dtype
 from torchtally.metrics._base import Metric
 
@@ -123,12 +120,13 @@ class AUROCMetric(Metric):
             return
         self.capacity = DEFAULT_CAPACITY if capacity is None else capacity
         shape = (self.capacity,) if num_classes is None else (self.capacity, num_classes)
-        # Empty rows: code 0 (no sample) and the largest key, so that sorting the buffer in
-        # place (binary compute) leaves them after the samples, where appends go.
+        # Empty rows: code 0 (no sample) and the largest key (whose bits are the same), so
+        # that sorting the buffer in place (binary compute) leaves them after the samples,
+        # where appends go.
         key_dtype = KEY_DTYPES[dtype]
-        keys = torch.full(shape, torch.iinfo(key_dtype).max, dtype=key_dtype)
+        bits = torch.full(shape, torch.iinfo(key_dtype).max, dtype=key_dtype)
         codes = torch.zeros(self.capacity, dtype=code_dtype(num_classes))
-        self.register_state("keys", keys, persistent=True, reduction="cat")
+        self.register_state("score_bits", bits, persistent=True, reduction="cat")
         self.register_state("codes", codes, persistent=True, reduction="cat")
 
     def shared_statistic(self) -> Hashable:
@@ -145,8 +143,8 @@ class AUROCMetric(Metric):
         """
         out_of_range = None
         if self.num_bins is None:
-            keys, codes = exact_auroc_update(labels, predictions, self.num_classes, self.dtype)
-            self._cat_append("keys", keys)
+            bits, codes = exact_auroc_update(labels, predictions, self.num_classes, self.dtype)
+            self._cat_append("score_bits", bits)
             self._cat_append("codes", codes)
         else:
             self.histogram.add_(
@@ -157,17 +155,22 @@ class AUROCMetric(Metric):
             out_of_range = count_out_of_range(predictions, self.score_range)
         if self.check_values:
             invalid = count_invalid_labels(labels, self.num_classes)
-            self._record_errors(invalid, count_nonfinite(predictions), out_of_range)
+            # Multiclass: a NaN anywhere in a row shows in its maximum (one reading pass)
+            multiclass = self.num_classes is not None and predictions.dim() == 2
+            nonfinite = (
+                count_nonfinite_rows(predictions) if multiclass else count_nonfinite(predictions)
+            )
+            self._record_errors(invalid, nonfinite, out_of_range)
 
     def compute(self) -> Tensor:
         if self.num_bins is not None:
             return binned_auroc_compute(self.histogram, self.average)
-        keys, _ = self._cat_values("keys")
+        bits, _ = self._cat_values("score_bits")
         codes, _ = self._cat_values("codes")
         # Binary: sort the buffer itself (a stable sort keeps the filled rows first), which
         # saves a sorted copy of it; the stored samples are unchanged, only reordered.
         in_place = self.num_classes is None
-        return exact_auroc_compute(keys, codes, self.num_classes, self.average, in_place=in_place)
+        return exact_auroc_compute(bits, codes, self.num_classes, self.average, in_place=in_place)
 
     def error_bound(self) -> Tensor:
         """Bound on |this metric's value - the exact AUROC| (0 in exact mode), shaped like
@@ -192,9 +195,9 @@ class AUROCMetric(Metric):
         super().check_errors()
         if self.num_bins is not None or tracing(self._errors):
             return
-        dropped = int(self._cat_overflow("keys"))  # one host read, at compute only
+        dropped = int(self._cat_overflow("score_bits"))  # one host read, at compute only
         if dropped:
-            seen = int(self._cat_values("keys")[0].shape[0]) + dropped
+            seen = int(self._cat_values("score_bits")[0].shape[0]) + dropped
             raise MetricValueError(
                 f"`{self.name}` received {seen} samples but its exact-mode buffer holds "
                 f"capacity={seen - dropped}: {dropped} samples were dropped. Construct it "
