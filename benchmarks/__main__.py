@@ -65,7 +65,7 @@ def _machine() -> dict[str, Any]:
     }
 
 
-def _run_section(module: str, args: list[str]) -> tuple[list[dict[str, Any]], str, int]:
+def _run_section(module: str, args: list[str]) -> tuple[list[dict[str, Any]], str, str, int]:
     command = [sys.executable, "-m", f"benchmarks.{module}", *args]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     rows = []
@@ -73,7 +73,7 @@ def _run_section(module: str, args: list[str]) -> tuple[list[dict[str, Any]], st
         if line.startswith("{"):
             with contextlib.suppress(json.JSONDecodeError):
                 rows.append(json.loads(line))
-    return rows, done.stdout, done.returncode
+    return rows, done.stdout, done.stderr, done.returncode
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
@@ -107,7 +107,7 @@ def run(quick: bool, only: list[str] | None, device: str) -> Path:
         if only and name not in only:
             continue
         print(f"== {title}", flush=True)
-        rows, stdout, code = _run_section(module, quick_args if quick else full_args)
+        rows, stdout, stderr, code = _run_section(module, quick_args if quick else full_args)
         results["sections"][name] = {"rows": rows, "returncode": code}
         report += [f"## {title}", ""]
         if rows:
@@ -118,7 +118,8 @@ def run(quick: bool, only: list[str] | None, device: str) -> Path:
         if non_json.strip():
             report += ["```", non_json.strip(), "```", ""]
         if code != 0:
-            report += [f"**section exited with code {code}**", ""]
+            tail = "\n".join(stderr.strip().splitlines()[-15:])
+            report += [f"**section exited with code {code}**", "", "```", tail, "```", ""]
         print(f"   {len(rows)} rows, exit {code}", flush=True)
     RESULTS.mkdir(exist_ok=True)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M")

@@ -78,10 +78,10 @@ def _uncached(metric: Any, attribute: str) -> Callable[[], float]:
 def _unsorted_compute(metric: AUROCMetric) -> Callable[[], float]:
     """Binary exact `compute` sorts the buffer in place, and a sorted buffer makes the next
     sort's label gather sequential: restore the arrival order first, inside the timing."""
-    keys, codes = metric.keys.clone(), metric.codes.clone()
+    bits, codes = metric.score_bits.clone(), metric.codes.clone()
 
     def run() -> float:
-        metric.keys.copy_(keys)
+        metric.score_bits.copy_(bits)
         metric.codes.copy_(codes)
         metric._cached = None
         return float(metric.compute())
