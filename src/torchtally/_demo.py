@@ -135,7 +135,7 @@ def _learner_metrics() -> dict[str, list[Any]]:
     }
 
 
-def _fit(out: Path, epochs: int) -> tuple[nn.Module, dict[str, float], tuple[Tensor, ...]]:
+def _fit(out: Path, epochs: int) -> tuple[nn.Module, dict[str, float], int, tuple[Tensor, ...]]:
     """Train with the learner (dashboard, loggers, system monitor), then test with curves."""
     from torchtally import optim
     from torchtally.learn import FileLogger, Learner, SummaryTable, TensorBoardLogger, make_renderer
@@ -176,7 +176,7 @@ def _fit(out: Path, epochs: int) -> tuple[nn.Module, dict[str, float], tuple[Ten
     )
     learner.fit(_loaders(x_fit, y_fit, 64, True), _loaders(x_valid, y_valid, 64, False))
     values = learner.test(_loaders(x_test, y_test, 64, False), curves=True)
-    return learner.model, values, (x_train, y_train, x_test, y_test)
+    return learner.model, values, learner.epochs_done, (x_train, y_train, x_test, y_test)
 
 
 def _catalog_table(model: nn.Module, x_test: Tensor, y_test: Tensor, compile_step: bool) -> bool:
@@ -226,13 +226,13 @@ def run_demo(epochs: int = 20, compile_step: bool = True, out: str | None = None
     start = time.perf_counter()
     folder = Path(out) if out else Path("tally-out") / time.strftime("demo-%Y%m%d-%H%M%S")
     folder.mkdir(parents=True, exist_ok=True)
-    model, values, (_, _, x_test, y_test) = _fit(folder, epochs)
+    model, values, trained_epochs, (_, _, x_test, y_test) = _fit(folder, epochs)
     all_match = _catalog_table(model, x_test, y_test, compile_step)
     _benchmark(model, x_test, y_test, folder)
     paths = plot_logdir(folder / "logs", folder / "plots")
     accuracy = float(values["accuracy"])
     print(
-        f"\ntest accuracy {accuracy:.2%} after {epochs} epochs; "
+        f"\ntest accuracy {accuracy:.2%} after {trained_epochs} epochs; "
         f"{len(paths)} plot files, report: {folder / 'plots' / 'report.html'}"
     )
     print(f"output folder: {folder.resolve()}")
