@@ -84,6 +84,14 @@ def _reset_internals(reset: _F) -> _F:
     return _own_code(wrapped)  # type: ignore[return-value]
 
 
+#: The methods a subclass writes plainly and the base wraps (bookkeeping, checks, caching).
+_WRAPPERS: dict[str, Callable[[Any], Any]] = {
+    "update": _count_update,
+    "compute": _checked_compute,
+    "reset": _reset_internals,
+}
+
+
 class Metric(nn.Module, ABC):
     """Base class of every torchtally metric (the cstorch `Metric` contract, extended).
 
@@ -118,15 +126,10 @@ class Metric(nn.Module, ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        update = cls.__dict__.get("update")
-        if update is not None and not getattr(update, "_torchtally_wrapped", False):
-            cls.update = _count_update(update)  # type: ignore[method-assign]
-        compute = cls.__dict__.get("compute")
-        if compute is not None and not getattr(compute, "_torchtally_wrapped", False):
-            cls.compute = _checked_compute(compute)  # type: ignore[method-assign]
-        reset = cls.__dict__.get("reset")
-        if reset is not None and not getattr(reset, "_torchtally_wrapped", False):
-            cls.reset = _reset_internals(reset)  # type: ignore[method-assign]
+        for method, wrap in _WRAPPERS.items():
+            own = cls.__dict__.get(method)
+            if own is not None and not getattr(own, "_torchtally_wrapped", False):
+                setattr(cls, method, wrap(own))
 
     def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:
         super().__init__()
