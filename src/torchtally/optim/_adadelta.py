@@ -57,10 +57,7 @@ class Adadelta(Optimizer):
 
     def preinitialize(self) -> None:
         """Create the zero running averages of squared gradients and squared updates."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                self.init_state(p, "square_avg", torch.zeros_like)
-                self.init_state(p, "acc_delta", torch.zeros_like)
+        self.init_zero_states("square_avg", "acc_delta")
 
     def state_names_to_sparsify(self) -> list[str]:
         """Both running averages are shaped like their parameter."""

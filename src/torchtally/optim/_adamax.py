@@ -58,10 +58,7 @@ class Adamax(Optimizer):
 
     def preinitialize(self) -> None:
         """Create the zero first moment and infinity norm."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                self.init_state(p, "exp_avg", torch.zeros_like)
-                self.init_state(p, "exp_inf", torch.zeros_like)
+        self.init_zero_states("exp_avg", "exp_inf")
 
     def state_names_to_sparsify(self) -> list[str]:
         """Both estimates are shaped like their parameter."""

@@ -165,6 +165,18 @@ class Optimizer(torch.optim.Optimizer, ABC):
                 group["lr"] = group["lr"].detach().clone()
         return saved
 
+    def init_zero_states(self, *names: str) -> None:
+        """Create zero state entries `names`, shaped like their parameter, for every parameter
+        (the usual `preinitialize`).
+
+        Args:
+            *names: The state entries' names.
+        """
+        for group in self.param_groups:
+            for p in group["params"]:
+                for name in names:
+                    self.init_state(p, name, torch.zeros_like)
+
     def init_state(self, p: Tensor, name: str, factory: Callable[[Tensor], Tensor]) -> Tensor:
         """Create `state[p][name]` as `factory(p)` unless it exists; return the entry.
 

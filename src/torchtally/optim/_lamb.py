@@ -69,10 +69,7 @@ class Lamb(Optimizer):
 
     def preinitialize(self) -> None:
         """Create the zero moment estimates."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                self.init_state(p, "exp_avg", torch.zeros_like)
-                self.init_state(p, "exp_avg_sq", torch.zeros_like)
+        self.init_zero_states("exp_avg", "exp_avg_sq")
 
     def state_names_to_sparsify(self) -> list[str]:
         """The moment estimates are shaped like their parameter."""

@@ -59,9 +59,7 @@ class Lion(Optimizer):
 
     def preinitialize(self) -> None:
         """Create the zero momentum."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                self.init_state(p, "exp_avg", torch.zeros_like)
+        self.init_zero_states("exp_avg")
 
     def state_names_to_sparsify(self) -> list[str]:
         """The momentum is shaped like its parameter."""
