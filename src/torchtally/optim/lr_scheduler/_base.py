@@ -18,6 +18,7 @@ from torch import Tensor
 
 from torchtally._errors import check_int
 from torchtally.optim._base import SCALAR_DTYPE
+from torchtally.optim.lr_scheduler._checks import check_rate
 
 __all__ = ["LRScheduler", "scheduler_device"]
 
@@ -88,6 +89,17 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
         self.last_epoch = torch.tensor(last_epoch, dtype=torch.int64, device=self.device)
         self._last_lr: list[float | Tensor] = []
         self.step()
+
+    @property
+    def span(self) -> int:
+        """`total_iters` of a schedule that has a length (every schedule that divides by it).
+
+        Raises:
+            ValueError: The schedule is unbounded (`total_iters=None`).
+        """
+        if self.total_iters is None:
+            raise ValueError(f"{type(self).__name__} is unbounded: it has no total_iters")
+        return self.total_iters
 
     @abstractmethod
     def _get_closed_form_lr(self) -> Tensor:  # type: ignore[override]
@@ -171,3 +183,21 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
             else:
                 group["lr"] = float(lr)
         self._last_lr = [lr for _ in self.optimizer.param_groups]
+
+
+class StartEndLR(LRScheduler):
+    """Base of the schedules that go from `initial_learning_rate` to `end_learning_rate` over
+    `total_iters` steps, then hold (abstract: subclasses add `_get_closed_form_lr`, and set
+    their own attributes before calling this constructor, which takes the first step)."""
+
+    def __init__(
+        self,
+        optimizer: torch.optim.Optimizer,
+        initial_learning_rate: float,
+        end_learning_rate: float,
+        total_iters: int,
+    ) -> None:
+        self.initial_learning_rate = check_rate("initial_learning_rate", initial_learning_rate)
+        self.end_learning_rate = check_rate("end_learning_rate", end_learning_rate)
+        check_int("total_iters", total_iters, 1)
+        super().__init__(optimizer, total_iters=total_iters)

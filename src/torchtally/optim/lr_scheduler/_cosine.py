@@ -9,7 +9,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_int
-from torchtally.optim.lr_scheduler._base import LRScheduler
+from torchtally.optim.lr_scheduler._base import LRScheduler, StartEndLR
 from torchtally.optim.lr_scheduler._checks import check_rate
 
 __all__ = ["CosineAnnealingLR", "CosineDecayLR"]
@@ -21,7 +21,7 @@ def _half_cosine(high: float, low: float, progress: Tensor) -> Tensor:
 
 
 @final
-class CosineDecayLR(LRScheduler):
+class CosineDecayLR(StartEndLR):
     """Cosine decay from `initial_learning_rate` to `end_learning_rate` over `total_iters`
     steps, then constant (cstorch's).
 
@@ -39,21 +39,8 @@ class CosineDecayLR(LRScheduler):
         [tensor(0.5000)]
     """
 
-    def __init__(
-        self,
-        optimizer: torch.optim.Optimizer,
-        initial_learning_rate: float,
-        end_learning_rate: float,
-        total_iters: int,
-    ) -> None:
-        self.initial_learning_rate = check_rate("initial_learning_rate", initial_learning_rate)
-        self.end_learning_rate = check_rate("end_learning_rate", end_learning_rate)
-        check_int("total_iters", total_iters, 1)
-        self._span = total_iters
-        super().__init__(optimizer, total_iters=total_iters)
-
     def _get_closed_form_lr(self) -> Tensor:
-        progress = torch.clamp(self._float_epoch(), max=self._span) / self._span
+        progress = torch.clamp(self._float_epoch(), max=self.span) / self.span
         return _half_cosine(self.initial_learning_rate, self.end_learning_rate, progress)
 
 

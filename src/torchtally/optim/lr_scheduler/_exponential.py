@@ -47,13 +47,12 @@ class ExponentialLR(LRScheduler):
     ) -> None:
         self.initial_learning_rate = check_rate("initial_learning_rate", initial_learning_rate)
         check_int("total_iters", total_iters, 1)
-        self._span = total_iters
         self.decay_rate = check_float("decay_rate", decay_rate, 0.0)
         self.staircase = check_bool("staircase", staircase)
         super().__init__(optimizer, total_iters=total_iters)
 
     def _get_closed_form_lr(self) -> Tensor:
-        exponent = self._float_epoch() / self._span
+        exponent = self._float_epoch() / self.span
         if self.staircase:
             exponent = torch.floor(exponent)
         return self.initial_learning_rate * self.decay_rate**exponent

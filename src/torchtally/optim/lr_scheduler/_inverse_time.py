@@ -50,13 +50,12 @@ class InverseExponentialTimeDecayLR(LRScheduler):
         self.initial_learning_rate = check_rate("initial_learning_rate", initial_learning_rate)
         self.step_exponent = check_float("step_exponent", step_exponent, 0.0)
         check_int("total_iters", total_iters, 1)
-        self._span = total_iters
         self.decay_rate = check_float("decay_rate", decay_rate, 0.0)
         self.staircase = check_bool("staircase", staircase)
         super().__init__(optimizer, total_iters=total_iters)
 
     def _get_closed_form_lr(self) -> Tensor:
-        ratio = self._float_epoch() ** self.step_exponent / self._span
+        ratio = self._float_epoch() ** self.step_exponent / self.span
         if self.staircase:
             ratio = torch.floor(ratio)
         return self.initial_learning_rate / (1 + self.decay_rate * ratio)

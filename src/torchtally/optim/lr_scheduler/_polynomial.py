@@ -7,10 +7,8 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_int
 from torchtally.optim._checks import check_bool, check_float
-from torchtally.optim.lr_scheduler._base import LRScheduler
-from torchtally.optim.lr_scheduler._checks import check_rate
+from torchtally.optim.lr_scheduler._base import StartEndLR
 
 __all__ = ["LinearLR", "PolynomialLR"]
 
@@ -30,7 +28,7 @@ def _polynomial(
 
 
 @final
-class PolynomialLR(LRScheduler):
+class PolynomialLR(StartEndLR):
     """Polynomial decay from `initial_learning_rate` to `end_learning_rate` (cstorch's).
 
     `lr = (initial - end) * (1 - min(t, total_iters) / total_iters) ** power + end`; with
@@ -63,27 +61,23 @@ class PolynomialLR(LRScheduler):
         power: float = 1.0,
         cycle: bool = False,
     ) -> None:
-        self.initial_learning_rate = check_rate("initial_learning_rate", initial_learning_rate)
-        self.end_learning_rate = check_rate("end_learning_rate", end_learning_rate)
-        check_int("total_iters", total_iters, 1)
-        self._span = total_iters
         self.power = check_float("power", power, 0.0)
         self.cycle = check_bool("cycle", cycle)
-        super().__init__(optimizer, total_iters=total_iters)
+        super().__init__(optimizer, initial_learning_rate, end_learning_rate, total_iters)
 
     def _get_closed_form_lr(self) -> Tensor:
         return _polynomial(
             self._float_epoch(),
             self.initial_learning_rate,
             self.end_learning_rate,
-            self._span,
+            self.span,
             self.power,
             self.cycle,
         )
 
 
 @final
-class LinearLR(LRScheduler):
+class LinearLR(StartEndLR):
     """Linear change from `initial_learning_rate` to `end_learning_rate` over `total_iters`
     steps, then constant (cstorch's).
 
@@ -104,25 +98,12 @@ class LinearLR(LRScheduler):
         [tensor(0.2500)]
     """
 
-    def __init__(
-        self,
-        optimizer: torch.optim.Optimizer,
-        initial_learning_rate: float,
-        end_learning_rate: float,
-        total_iters: int,
-    ) -> None:
-        self.initial_learning_rate = check_rate("initial_learning_rate", initial_learning_rate)
-        self.end_learning_rate = check_rate("end_learning_rate", end_learning_rate)
-        check_int("total_iters", total_iters, 1)
-        self._span = total_iters
-        super().__init__(optimizer, total_iters=total_iters)
-
     def _get_closed_form_lr(self) -> Tensor:
         return _polynomial(
             self._float_epoch(),
             self.initial_learning_rate,
             self.end_learning_rate,
-            self._span,
+            self.span,
             1.0,
             False,
         )
