@@ -15,6 +15,7 @@ from typing import Any
 import cases_classification
 import cases_core
 import cases_ranking
+import cases_retrieval
 import pytest
 import torch
 from cases import Args, Case
@@ -24,6 +25,7 @@ from torchtally.metrics import Metric, MetricValueError
 from torchtally.testing import assert_traceable
 
 CASES: list[Case] = [*cases_core.CASES, *cases_classification.CASES, *cases_ranking.CASES]
+CASES += cases_retrieval.CASES
 ALL_CASES: list[Case] = [*CASES, *cases_core.LAST_VALUE_CASES]
 
 

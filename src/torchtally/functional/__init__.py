@@ -24,6 +24,15 @@ from torchtally.functional.regression import (
     r2_score,
     smape,
 )
+from torchtally.functional.retrieval import (
+    retrieval_hit_rate,
+    retrieval_map,
+    retrieval_mrr,
+    retrieval_ndcg,
+    retrieval_precision,
+    retrieval_r_precision,
+    retrieval_recall,
+)
 
 __all__ = [
     "accuracy",
@@ -47,6 +56,13 @@ __all__ = [
     "r2_score",
     "recall",
     "recall_at_k",
+    "retrieval_hit_rate",
+    "retrieval_map",
+    "retrieval_mrr",
+    "retrieval_ndcg",
+    "retrieval_precision",
+    "retrieval_r_precision",
+    "retrieval_recall",
     "smape",
     "top_k_accuracy",
 ]

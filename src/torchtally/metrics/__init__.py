@@ -22,6 +22,15 @@ from torchtally.metrics.classification import (
 from torchtally.metrics.collection import MetricCollection
 from torchtally.metrics.ranking import AUCMetric, AUROCMetric, PrecisionAtKMetric, RecallAtKMetric
 from torchtally.metrics.regression import MAEMetric, MSEMetric, R2ScoreMetric, SMAPEMetric
+from torchtally.metrics.retrieval import (
+    RetrievalHitRateMetric,
+    RetrievalMAPMetric,
+    RetrievalMRRMetric,
+    RetrievalNDCGMetric,
+    RetrievalPrecisionMetric,
+    RetrievalRecallMetric,
+    RetrievalRPrecisionMetric,
+)
 
 __all__ = [
     "AUCMetric",
@@ -47,6 +56,13 @@ __all__ = [
     "RecallAtKMetric",
     "RecallMetric",
     "Reduction",
+    "RetrievalHitRateMetric",
+    "RetrievalMAPMetric",
+    "RetrievalMRRMetric",
+    "RetrievalNDCGMetric",
+    "RetrievalPrecisionMetric",
+    "RetrievalRPrecisionMetric",
+    "RetrievalRecallMetric",
     "SMAPEMetric",
     "TopKAccuracyMetric",
 ]
