@@ -3,6 +3,7 @@ value from accumulated statistics, and the plain name the value for one batch of
 classes delegate here, so the maths exists once."""
 
 from torchtally.functional.aggregation import mean, perplexity
+from torchtally.functional.calibration import calibration_error, reliability_diagram
 from torchtally.functional.classification import (
     accuracy,
     as_class_indices,
@@ -40,6 +41,7 @@ __all__ = [
     "auc",
     "auroc",
     "binned_auroc",
+    "calibration_error",
     "class_counts",
     "confusion_matrix",
     "dice_coefficient",
@@ -56,6 +58,7 @@ __all__ = [
     "r2_score",
     "recall",
     "recall_at_k",
+    "reliability_diagram",
     "retrieval_hit_rate",
     "retrieval_map",
     "retrieval_mrr",

@@ -7,6 +7,7 @@ state tensors without reading them, `compute` returns the value, `metric(...)` d
 from torchtally._errors import MetricValueError
 from torchtally.metrics._base import Metric, Reduction
 from torchtally.metrics.aggregation import LearningRateMetric, MeanMetric, PerplexityMetric
+from torchtally.metrics.calibration import CalibrationErrorMetric
 from torchtally.metrics.classification import (
     AccuracyMetric,
     ConfusionMatrixMetric,
@@ -36,6 +37,7 @@ __all__ = [
     "AUCMetric",
     "AUROCMetric",
     "AccuracyMetric",
+    "CalibrationErrorMetric",
     "ConfusionMatrixMetric",
     "DiceCoefficientMetric",
     "F1ScoreMetric",
