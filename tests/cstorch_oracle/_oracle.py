@@ -149,7 +149,8 @@ def load() -> types.ModuleType:
 
 
 class _BackendType:
-    """The CPU backend's type flags (the code branches on `is_csx`/`is_cpu`)."""
+    """The CPU backend's type flags (the code branches on `is_csx`/`is_cpu`). The grad
+    scaler only scales on a CSX backend: its tests switch `is_csx` on with `as_csx()`."""
 
     is_csx = False
     is_cpu = True
@@ -200,10 +201,28 @@ class _NullDevice(contextlib.nullcontext):  # type: ignore[type-arg]
 _CPU_BACKEND = _CPUBackend()
 
 
+@contextlib.contextmanager
+def as_csx() -> Any:
+    """Make the stub backend report a CSX device: the grad scaler's scaling, overflow checks
+    and dynamic scale then run (on CPU tensors) as on a Cerebras system."""
+    _BackendType.is_csx, _BackendType.is_cpu = True, False
+    try:
+        yield
+    finally:
+        _BackendType.is_csx, _BackendType.is_cpu = False, True
+
+
 def module(name: str) -> types.ModuleType:
     """Import ``cerebras.pytorch.<name>`` (e.g. ``"metrics"``) from the real sources."""
     cs = load()
     mod = importlib.import_module(f"cerebras.pytorch.{name}")
     head = name.split(".")[0]
     setattr(cs, head, importlib.import_module(f"cerebras.pytorch.{head}"))
+    if head == "amp":
+        state = importlib.import_module("cerebras.pytorch.amp._amp_state")._amp_state
+        if not hasattr(state, "handle"):
+            # `amp.init()` installs a handle that patches torch functions to cast; mixed
+            # precision is off here, so the no-op handle (what the scaler's step enters).
+            handle = importlib.import_module("cerebras.pytorch.amp.handle")
+            state.handle = handle.NoOpHandle()
     return mod
