@@ -23,7 +23,7 @@ from typing import Any
 import _oracle
 import torch
 
-__all__ = ["load", "save"]
+__all__ = ["load", "module", "save"]
 
 
 def _stub(name: str, **attrs: Any) -> types.ModuleType:
@@ -93,6 +93,8 @@ def _storage() -> types.ModuleType:
         "cerebras.pytorch.backend",
         current_backend=lambda *a, **k: None,
         current_backend_impl=lambda *a, **k: None,
+        current_torch_device=lambda: torch.device("cpu"),
+        use_cs=lambda: False,
     )
     _stub("cerebras.pytorch.core")
     _stub("cerebras.pytorch.core.appliance_utils", rtfx_to_np_array=None)
@@ -108,6 +110,12 @@ def _storage() -> types.ModuleType:
     storage = importlib.import_module("cerebras.pytorch.storage")
     cs.storage = storage
     return storage
+
+
+def module(name: str) -> types.ModuleType:
+    """Import ``cerebras.pytorch.<name>`` with the storage stubs in place (e.g. "utils.tensor")."""
+    _storage()
+    return importlib.import_module(f"cerebras.pytorch.{name}")
 
 
 def save(obj: Any, path: str | Path) -> None:

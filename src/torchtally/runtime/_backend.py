@@ -8,6 +8,7 @@ that says a Cerebras system is required. Creating a backend makes it the current
 
 from __future__ import annotations
 
+import enum
 from pathlib import Path
 from typing import Any, final
 
@@ -16,7 +17,61 @@ import torch
 from torchtally._errors import check_int
 from torchtally.runtime._distributed import init_process_group_from_env, local_rank
 
-__all__ = ["BACKEND_TYPES", "Backend", "backend", "current_backend", "set_current_backend"]
+__all__ = [
+    "BACKEND_TYPES",
+    "Backend",
+    "BackendType",
+    "backend",
+    "current_backend",
+    "set_current_backend",
+]
+
+
+class BackendType(str, enum.Enum):
+    """Which kind of backend runs the program, as cstorch's `BackendType` enum.
+
+    Members compare equal to their names ("CPU" == BackendType.CPU), so code written against
+    the earlier string form keeps working. CSX exists so that model-zoo checks such as
+    `backend.backend_type.is_csx` read False; a CSX backend cannot be created here.
+
+    Example:
+        >>> b = backend("CPU")
+        >>> b.backend_type.name, b.backend_type.is_csx
+        ('CPU', False)
+    """
+
+    CPU = "CPU"
+    GPU = "GPU"
+    CSX = "CSX"
+
+    @property
+    def is_cpu(self) -> bool:
+        """Whether this is the CPU backend type."""
+        return self is BackendType.CPU
+
+    @property
+    def is_gpu(self) -> bool:
+        """Whether this is the GPU backend type."""
+        return self is BackendType.GPU
+
+    @property
+    def is_csx(self) -> bool:
+        """Whether this is the Cerebras cluster backend type (never true for a live backend)."""
+        return self is BackendType.CSX
+
+    def __str__(self) -> str:
+        return self.value
+
+    @staticmethod
+    def from_str(backend_type: str) -> BackendType:
+        """The member named `backend_type`, in any case (e.g. "cpu")."""
+        if not isinstance(backend_type, str) or backend_type.upper() not in BackendType.__members__:
+            raise ValueError(
+                "Argument `backend_type` must be one of 'CPU', 'GPU', 'CSX'. "
+                f"Received: backend_type={backend_type!r}"
+            )
+        return BackendType[backend_type.upper()]
+
 
 BACKEND_TYPES = ("CPU", "GPU")
 # The keyword arguments of torch.compile that a backend's `compile` option may carry.
@@ -32,7 +87,7 @@ class Backend:
     Build one with `backend(...)` rather than directly.
 
     Args:
-        backend_type: "CPU" or "GPU".
+        backend_type: `BackendType.CPU` or `BackendType.GPU` (equal to "CPU" / "GPU").
         device: The torch device parameters and steps live on.
         artifact_dir: Where backend artifacts go (created when first written to).
         max_checkpoints: Keep only this many newest checkpoints written by `save`, or None.
@@ -51,7 +106,7 @@ class Backend:
 
     def __init__(
         self,
-        backend_type: str,
+        backend_type: BackendType | str,
         device: torch.device,
         *,
         artifact_dir: Path,
@@ -60,7 +115,7 @@ class Backend:
         mixed_precision: bool,
         distributed: bool,
     ) -> None:
-        self.backend_type = backend_type
+        self.backend_type = BackendType.from_str(str(backend_type))
         self.device = device
         self.artifact_dir = artifact_dir
         self.max_checkpoints = max_checkpoints
@@ -71,16 +126,16 @@ class Backend:
     @property
     def is_cpu(self) -> bool:
         """Whether this is the CPU backend."""
-        return self.backend_type == "CPU"
+        return self.backend_type.is_cpu
 
     @property
     def is_gpu(self) -> bool:
         """Whether this is the GPU backend."""
-        return self.backend_type == "GPU"
+        return self.backend_type.is_gpu
 
     def __repr__(self) -> str:
         return (
-            f"Backend({self.backend_type!r}, device={self.device}, "
+            f"Backend({self.backend_type.value!r}, device={self.device}, "
             f"compile={self.compile_options}, distributed={self.is_distributed})"
         )
 
