@@ -168,3 +168,76 @@ def test_synthetic_dataset_matches(real_dataset: types.ModuleType) -> None:
             cstorch.utils.data.SyntheticDataset(bad)
     with pytest.raises(ValueError, match="num_samples"):
         cstorch.utils.data.SyntheticDataset(spec, num_samples=0)
+
+
+@pytest.fixture(scope="module")
+def real_sampler() -> types.ModuleType:
+    try:
+        import _storage_oracle
+
+        _storage_oracle._storage()
+    except _oracle.OracleUnavailable as exc:  # pragma: no cover - network
+        pytest.skip(f"cerebras_pytorch {_oracle.VERSION} wheel unavailable: {exc}")
+    cs = _oracle.load()
+    # Off a Cerebras system no process is a data streamer, so batches are not split.
+    cs.distributed = types.SimpleNamespace(is_streamer=lambda: False)
+    return _storage_oracle.module("utils.data.sampler")
+
+
+def _epochs(sampler: object, count: int, real_pad: object = None) -> list[object]:
+    out = []
+    for _ in range(count):
+        epoch = list(sampler)  # type: ignore[call-overload]
+        out.append(
+            (
+                len(sampler),  # type: ignore[arg-type]
+                [
+                    ["pad" if i is real_pad or i is cstorch.utils.data.pad_index else i for i in b]
+                    if isinstance(b, list)
+                    else b
+                    for b in epoch
+                ],
+            )
+        )
+    return out
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    length=st.integers(1, 23),
+    shuffle=st.booleans(),
+    seed=st.integers(0, 1000),
+    start_index=st.integers(0, 60),
+    batch_size=st.one_of(st.none(), st.integers(1, 9)),
+    drop_last=st.booleans(),
+    num_samples=st.one_of(st.none(), st.integers(1, 40)),
+    pad_last=st.booleans(),
+)
+def test_distributed_sampler_matches(
+    real_sampler: types.ModuleType,
+    length: int,
+    shuffle: bool,
+    seed: int,
+    start_index: int,
+    batch_size: int | None,
+    drop_last: bool,
+    num_samples: int | None,
+    pad_last: bool,
+) -> None:
+    kwargs = dict(
+        shuffle=shuffle,
+        seed=seed,
+        start_index=start_index,
+        batch_size=batch_size,
+        drop_last=drop_last,
+        num_samples=num_samples,
+        pad_last=pad_last,
+    )
+    data = list(range(length))
+    theirs = real_sampler.DistributedSampler(data, **kwargs)
+    ours = cstorch.utils.data.DistributedSampler(data, **kwargs)
+    assert _epochs(ours, 3) == _epochs(theirs, 3, real_sampler.pad_index)
+    if num_samples is None and not pad_last:  # cstorch's set_state forgets these two
+        theirs.set_state(start_index + 5)
+        ours.set_state(start_index + 5)
+        assert _epochs(ours, 2) == _epochs(theirs, 2, real_sampler.pad_index)

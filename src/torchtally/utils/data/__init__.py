@@ -14,6 +14,7 @@ from torchtally.runtime._surface import from_numpy, to_numpy
 from torchtally.utils.data._dataloader import DataLoader
 from torchtally.utils.data._executor import DataExecutor, current_executor
 from torchtally.utils.data._profiler import ACTIVITIES, Profiler, RateTracker
+from torchtally.utils.data._sampler import DistributedSampler, pad_index
 from torchtally.utils.data._sharding import (
     ShardedIterableDataset,
     get_rank_and_world_size,
@@ -25,6 +26,7 @@ __all__ = [
     "ACTIVITIES",
     "DataExecutor",
     "DataLoader",
+    "DistributedSampler",
     "Profiler",
     "RateTracker",
     "ShardedIterableDataset",
@@ -33,6 +35,7 @@ __all__ = [
     "current_executor",
     "from_numpy",
     "get_rank_and_world_size",
+    "pad_index",
     "shard_dataset",
     "to_numpy",
 ]
