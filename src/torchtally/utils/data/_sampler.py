@@ -109,11 +109,11 @@ class _Batches:
         if self.drop_last:
             stream = itertools.chain(self.carry, self.indices)
             while True:
-                batch = list(itertools.islice(stream, self.batch_size))
-                if len(batch) < self.batch_size:
-                    self.carry = batch
+                full = list(itertools.islice(stream, self.batch_size))
+                if len(full) < self.batch_size:
+                    self.carry = full
                     return
-                yield batch
+                yield full
         batch: list[Any] = []
         for index in self.indices:
             batch.append(index)
@@ -122,7 +122,7 @@ class _Batches:
                 batch = []
         if batch:
             if self.pad_last:
-                batch += [pad_index] * (self.batch_size - len(batch))
+                batch.extend([pad_index] * (self.batch_size - len(batch)))
             yield batch
 
 
