@@ -288,3 +288,9 @@ def test_cstorch_format_map_location(real: types.ModuleType, tmp_path: Path) -> 
     real.save({"w": torch.ones(2)}, tmp_path / "c.mdl")
     loaded = cstorch.load(tmp_path / "c.mdl", map_location="meta")
     assert loaded["w"].device.type == "meta"
+
+
+def test_map_location_cache_means_none(real: types.ModuleType, tmp_path: Path) -> None:
+    real.save({"w": torch.arange(3.0)}, tmp_path / "c.mdl")
+    loaded = cstorch.load(tmp_path / "c.mdl", map_location="cache")
+    assert torch.equal(loaded["w"], real.load(tmp_path / "c.mdl")["w"])

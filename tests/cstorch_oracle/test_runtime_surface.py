@@ -241,3 +241,43 @@ def test_distributed_sampler_matches(
         theirs.set_state(start_index + 5)
         ours.set_state(start_index + 5)
         assert _epochs(ours, 2) == _epochs(theirs, 2, real_sampler.pad_index)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    smooth=st.one_of(st.none(), st.floats(0.0, 1.0)),
+    events=st.lists(
+        st.tuples(
+            st.sampled_from(["add", "rate", "global", "elapsed", "reset_time"]), st.integers(0, 50)
+        ),
+        max_size=30,
+    ),
+)
+def test_rate_tracker_matches(smooth: float | None, events: list[tuple[str, int]]) -> None:
+    real = _real("utils.tracker")
+    now = [10**9]
+    fake_time = types.SimpleNamespace(perf_counter_ns=lambda: now[0])
+    original = real.time
+    real.time = fake_time  # the real tracker reads time.perf_counter_ns
+    try:
+        theirs = real.RateTracker(smooth)
+        ours = cstorch.utils.tracker.RateTracker(smooth, clock_ns=lambda: now[0])
+        for kind, amount in events:
+            now[0] += amount * 37_000_000
+            if kind == "add":
+                theirs.add(amount)
+                ours.add(amount)
+            elif kind == "rate":
+                assert ours.rate() == pytest.approx(theirs.rate(), rel=1e-12, abs=1e-12)
+            elif kind == "global":
+                assert ours.global_rate() == pytest.approx(
+                    theirs.global_rate(), rel=1e-12, abs=1e-12
+                )
+            elif kind == "elapsed":
+                assert ours.elapsed_seconds() == pytest.approx(theirs.elapsed_seconds(), rel=1e-12)
+            else:
+                theirs.reset_time(amount / 10)
+                ours.reset_time(amount / 10)
+            assert ours.total_count == theirs.total_count
+    finally:
+        real.time = original

@@ -177,3 +177,28 @@ def test_tensorboard_writer_and_reader(tmp_path: Path) -> None:
     assert reader.read_tensor("missing") is None
     with pytest.raises(RuntimeError, match="No event files"):
         SummaryReader(tmp_path / "empty")
+
+
+def test_backend_call_forms_of_the_model_zoo(tmp_path: Path) -> None:
+    made = cstorch.backend("CPU", tmp_path)  # artifact_dir positionally, as the model zoo calls it
+    assert made.artifact_dir == tmp_path
+    assert cstorch.backend() is made  # no arguments: the current backend
+    assert cstorch.current_backend(raise_exception=False, raise_warning=False) is made
+    with pytest.raises(TypeError, match="backend_type"):
+        cstorch.backend(None, max_checkpoints=2)  # type: ignore[call-overload]
+    assert cstorch.backend(cstorch.BackendType.CPU).backend_type is cstorch.BackendType.CPU
+
+
+def test_executor_artifact_dirs_are_numbered_per_backend(tmp_path: Path) -> None:
+    cstorch.backend("CPU", artifact_dir=tmp_path)
+    first = cstorch.utils.data.DataExecutor(_loader(), num_steps=1)
+    with pytest.raises(RuntimeError, match="iterated"):
+        _ = first.artifact_dir
+    for _ in first:
+        pass
+    second = cstorch.utils.data.DataExecutor(_loader(), num_steps=1, profiler_activities=[])
+    for _ in second:
+        pass
+    assert first.artifact_dir == tmp_path / "executors" / "000001"
+    assert second.artifact_dir == tmp_path / "executors" / "000002"
+    assert second.artifact_dir.is_dir()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Any, final
+from typing import Any, final, overload
 
 import torch
 
@@ -122,6 +122,7 @@ class Backend:
         self.compile_options = compile_options
         self.mixed_precision = mixed_precision
         self.is_distributed = distributed
+        self.executor_counter = 0  # numbers the DataExecutors' artifact directories, as cstorch
 
     @property
     def is_cpu(self) -> bool:
@@ -140,21 +141,41 @@ class Backend:
         )
 
 
+@overload
+def backend(backend_type: None = None) -> Backend | None: ...
+
+
+@overload
 def backend(
-    backend_type: str = "CPU",
-    *,
+    backend_type: str | BackendType,
     artifact_dir: str | Path | None = None,
+    *,
     max_checkpoints: int | None = None,
     compile: bool | dict[str, Any] | None = None,
     mixed_precision: bool = False,
     device_index: int | None = None,
     enable_distributed: bool = False,
     dist_backend: str | None = None,
-) -> Backend:
-    """Create a backend and make it the current one.
+) -> Backend: ...
+
+
+def backend(
+    backend_type: str | BackendType | None = None,
+    artifact_dir: str | Path | None = None,
+    *,
+    max_checkpoints: int | None = None,
+    compile: bool | dict[str, Any] | None = None,
+    mixed_precision: bool = False,
+    device_index: int | None = None,
+    enable_distributed: bool = False,
+    dist_backend: str | None = None,
+) -> Backend | None:
+    """Create a backend and make it the current one; with no arguments, return the current one.
 
     Args:
-        backend_type: "CPU" or "GPU" (any case). "CSX" needs a Cerebras system and raises.
+        backend_type: "CPU" or "GPU" (any case, or a `BackendType`). "CSX" needs a Cerebras
+            system and raises. None (with no other argument) returns the current backend or
+            None, as cstorch's `backend()`.
         artifact_dir: Directory for backend artifacts. Default: `./torchtally_logs`.
         max_checkpoints: If given, `save` keeps only the newest this many checkpoints.
         compile: Compile traced steps with `torch.compile`: True for its defaults, or a dict
@@ -171,14 +192,24 @@ def backend(
         dist_backend: The process group backend. Default: "nccl" on GPU, "gloo" on CPU.
 
     Returns:
-        The new current `Backend`.
+        The new current `Backend` (the current one, or None, when `backend_type` is None).
 
     Example:
         >>> b = backend("GPU", compile={"mode": "reduce-overhead"})  # doctest: +SKIP
         >>> with b.device:
         ...     model = torch.nn.Linear(4, 2)  # parameters created on the GPU
     """
-    kind = _backend_type(backend_type)
+    if backend_type is None:
+        given = (artifact_dir, max_checkpoints, compile, device_index, dist_backend)
+        if any(v is not None for v in given) or mixed_precision or enable_distributed:
+            raise TypeError(
+                "Argument `backend_type` is required to create a backend: pass 'CPU' or 'GPU'. "
+                "Call `backend()` with no arguments to get the current backend."
+            )
+        return _current
+    kind = _backend_type(
+        backend_type.value if isinstance(backend_type, BackendType) else backend_type
+    )
     check_int("max_checkpoints", max_checkpoints, 1, allow_none=True)
     options = _compile_options(compile)
     _check_bool("mixed_precision", mixed_precision)
@@ -203,11 +234,13 @@ def backend(
     return result
 
 
-def current_backend(raise_exception: bool = False) -> Backend | None:
+def current_backend(raise_exception: bool = False, raise_warning: bool = True) -> Backend | None:
     """The current backend: the one last created by `backend` or used by `compile`.
 
     Args:
         raise_exception: Raise instead of returning None when there is none.
+        raise_warning: Accepted for cstorch compatibility (cstorch warns that this function is
+            deprecated in favour of `backend()`); no warning is given here.
 
     Returns:
         The current `Backend`, or None.

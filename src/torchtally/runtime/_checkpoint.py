@@ -111,7 +111,7 @@ def load(
         path: The checkpoint file.
         map_location: Like torch.load's: None keeps each tensor on the device it was saved
             from; a str or torch.device puts every tensor there; a dict maps saved device
-            strings (e.g. "cuda:0") to devices.
+            strings (e.g. "cuda:0") to devices. cstorch's "cache" means None here.
         unsafe_unpickle: Also unpickle what the file holds as pickles (`torch.load` with
             weights_only=False; dill entries of a cstorch checkpoint). Unpickling runs code
             stored in the file: pass True only for files you trust.
@@ -132,6 +132,8 @@ def load(
         raise TypeError(
             f"Argument `unsafe_unpickle` must be a bool. Received: unsafe_unpickle={unsafe_unpickle!r}"
         )
+    if isinstance(map_location, str) and map_location == "cache":
+        map_location = None  # cstorch's "cache" keeps lazily read tensors; ours are read at once
     target = _existing_file(path)
     place = device_mapper(map_location)  # argument errors before touching the file
     with open(target, "rb") as handle:

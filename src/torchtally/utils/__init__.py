@@ -6,10 +6,10 @@ Example:
     >>> executor = utils.data.DataExecutor(dataloader, num_steps=100)
 """
 
-from torchtally.utils import data
+from torchtally.utils import data, tracker
 from torchtally.utils._cs_config import CSConfig
 
-__all__ = ["CSConfig", "data", "tensorboard"]
+__all__ = ["CSConfig", "data", "tensorboard", "tracker"]
 
 
 def __getattr__(name: str) -> object:

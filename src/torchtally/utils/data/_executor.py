@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, final
 
 import torch
 
 from torchtally._errors import check_int
+from torchtally.runtime._backend import current_backend
 from torchtally.runtime._run_context import RunContext, is_checkpoint_step
 from torchtally.utils.data._profiler import Profiler
 
@@ -113,6 +115,7 @@ class DataExecutor:
             activation_steps, checkpoint_steps, self.num_steps
         )
         self.listeners = list(listeners or ())
+        self._artifact_dir: Path | None = None
         self._step = -1
         _current = self
 
@@ -120,6 +123,20 @@ class DataExecutor:
     def current_step(self) -> int:
         """The 0-based index of the step in progress (of the last step, after the loop)."""
         return self._step
+
+    @property
+    def artifact_dir(self) -> Path:
+        """This run's directory, `<backend artifact_dir>/executors/<000001...>` as in cstorch.
+
+        Numbered per backend when iteration starts, and created on first access.
+
+        Raises:
+            RuntimeError: The executor has not been iterated yet.
+        """
+        if self._artifact_dir is None:
+            raise RuntimeError("DataExecutor must be iterated before having an artifact directory.")
+        self._artifact_dir.mkdir(parents=True, exist_ok=True)
+        return self._artifact_dir
 
     @property
     def iteration(self) -> int:
@@ -159,6 +176,7 @@ class DataExecutor:
     def __iter__(self) -> Iterator[Any]:
         global _current
         _current = self
+        self._artifact_dir = _next_artifact_dir()
         run = RunContext(self.num_steps, self.checkpoint_steps, self.writer)
         self._step = -1
         self.profiler.start()
@@ -193,6 +211,14 @@ class DataExecutor:
         run.finish()
         if self.writer is not None and hasattr(self.writer, "flush"):
             self.writer.flush()
+
+
+def _next_artifact_dir() -> Path:
+    owner = current_backend()
+    if owner is None:
+        return Path("torchtally_logs") / "executors" / "000001"
+    owner.executor_counter += 1
+    return Path(owner.artifact_dir) / "executors" / f"{owner.executor_counter:06d}"
 
 
 def _activation_steps(requested: int | None, checkpoint_steps: int | None, num_steps: int) -> int:
