@@ -27,19 +27,28 @@ __all__ = ["load", "module", "save"]
 
 
 def _stub(name: str, **attrs: Any) -> types.ModuleType:
-    module = types.ModuleType(name)
-    module.__dict__.update(attrs)
-    sys.modules[name] = module
+    """A stub module, or the module already loaded under `name` with any missing `attrs` added.
+
+    Other oracle extensions may have loaded the same modules first; theirs are kept.
+    """
+    module = sys.modules.get(name)
+    if module is None:
+        module = types.ModuleType(name)
+        sys.modules[name] = module
+    for key, value in attrs.items():
+        if not hasattr(module, key):
+            setattr(module, key, value)
     parent, _, child = name.rpartition(".")
-    if parent in sys.modules:
+    if parent in sys.modules and not hasattr(sys.modules[parent], child):
         setattr(sys.modules[parent], child, module)
     return module
 
 
 def _package(name: str, path: Path) -> types.ModuleType:
     module = _stub(name)
-    module.__path__ = [str(path)]  # submodules import from source; __init__ is not executed
-    module.__package__ = name
+    if not hasattr(module, "__path__"):
+        module.__path__ = [str(path)]  # submodules import from source; __init__ is not run
+        module.__package__ = name
     return module
 
 
@@ -103,10 +112,16 @@ def _storage() -> types.ModuleType:
     data_utils = importlib.import_module("cerebras.pytorch.utils.data.utils")
     cs.to_numpy = data_utils.to_numpy
     cs.from_numpy = data_utils.from_numpy
-    cs.utils = sys.modules["cerebras.pytorch.utils"]
+    if not hasattr(cs, "utils"):
+        cs.utils = sys.modules["cerebras.pytorch.utils"]
     cs.utils.nest = importlib.import_module("cerebras.pytorch.utils.nest")  # type: ignore[attr-defined]
     cs.__version__ = _oracle.VERSION
-    cs.backends = types.SimpleNamespace(csx=types.SimpleNamespace(performance=_Performance()))
+    backends = getattr(cs, "backends", None) or types.SimpleNamespace()
+    cs.backends = backends
+    if not hasattr(backends, "csx"):
+        backends.csx = types.SimpleNamespace()
+    if not hasattr(backends.csx, "performance"):
+        backends.csx.performance = _Performance()
     storage = importlib.import_module("cerebras.pytorch.storage")
     cs.storage = storage
     return storage
