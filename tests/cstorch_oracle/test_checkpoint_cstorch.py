@@ -18,6 +18,8 @@ import h5py
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import torchtally as cstorch
 from torchtally.runtime import CheckpointError
@@ -82,6 +84,8 @@ def _state(seed: int) -> dict[str, Any]:
         "optimizer": opt.state_dict(),
         "tensors": tensors,
         "scalar_tensor": torch.tensor(7.5),
+        "scalar_bf16": torch.tensor(-1.25, dtype=torch.bfloat16),
+        "numpy_scalar": np.array(3.5),
         "empty": torch.zeros(0, 4),
         "embedding": shared,
         "lm_head": shared,  # tied: the same tensor object twice
@@ -294,3 +298,47 @@ def test_map_location_cache_means_none(real: types.ModuleType, tmp_path: Path) -
     real.save({"w": torch.arange(3.0)}, tmp_path / "c.mdl")
     loaded = cstorch.load(tmp_path / "c.mdl", map_location="cache")
     assert torch.equal(loaded["w"], real.load(tmp_path / "c.mdl")["w"])
+
+
+_key = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_0123456789", min_size=1, max_size=6).filter(
+    lambda k: not k.startswith("__")
+)
+
+
+@st.composite
+def _tensors(draw: st.DrawFn) -> torch.Tensor:
+    dtype = draw(st.sampled_from(_DTYPES))
+    shape = tuple(draw(st.lists(st.integers(0, 4), max_size=3)))
+    return _random_tensor(torch.Generator().manual_seed(draw(st.integers(0, 2**16))), dtype, shape)
+
+
+_leaves = st.one_of(
+    _tensors(),
+    st.integers(-(2**40), 2**40),
+    st.floats(allow_nan=False, width=64),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=8),
+)
+_trees = st.recursive(
+    _leaves,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.tuples(inner, inner),
+        st.dictionaries(_key, inner, max_size=3),
+    ),
+    max_leaves=12,
+)
+
+
+@pytest.mark.slow  # 40 random trees, each written and read four times through HDF5
+@settings(max_examples=40, deadline=None)
+@given(tree=st.dictionaries(_key, _trees, min_size=1, max_size=4))
+def test_random_trees_cross_both_ways(
+    real: types.ModuleType, tmp_path_factory: pytest.TempPathFactory, tree: dict[str, Any]
+) -> None:
+    base = tmp_path_factory.mktemp("trees")
+    real.save(tree, base / "theirs.mdl")
+    _assert_same(tree, cstorch.load(base / "theirs.mdl"))
+    cstorch.save(tree, base / "ours.mdl", format="cstorch")
+    _assert_same(tree, real.load(base / "ours.mdl"))

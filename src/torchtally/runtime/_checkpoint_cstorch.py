@@ -140,7 +140,7 @@ def _array_entry(a: np.ndarray, key: str) -> tuple[np.ndarray, dict[str, Any]]:
             f"Argument `state_dict` has a numpy array the cstorch layout cannot hold at {key!r}: "
             f"dtype {a.dtype} (bool, integer and float arrays in native byte order only)."
         )
-    return np.ascontiguousarray(a), {
+    return np.array(a, order="C", copy=True), {  # ascontiguousarray makes 0-d 1-d
         "is_bfloat16": False,
         "__TYPE__": "NumpyArraySerializer",
         "__NUMPY__": True,
@@ -331,7 +331,7 @@ def _tensor(array: np.ndarray, dtype: torch.dtype, key: str) -> torch.Tensor:
             raise _fail(
                 key, f"a bfloat16 tensor must be stored as 16-bit integers, found {array.dtype}."
             )
-        return torch.from_numpy(np.ascontiguousarray(array).view(np.int16).copy()).view(dtype)
+        return torch.from_numpy(np.array(array, order="C", copy=True).view(np.int16)).view(dtype)
     expected = torch.empty(0, dtype=dtype).numpy().dtype
     if array.dtype.kind != expected.kind or array.dtype.itemsize != expected.itemsize:
         raise _fail(key, f"a {dtype} tensor must be stored as {expected}, found {array.dtype}.")
