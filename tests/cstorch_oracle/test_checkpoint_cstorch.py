@@ -342,3 +342,20 @@ def test_random_trees_cross_both_ways(
     _assert_same(tree, cstorch.load(base / "theirs.mdl"))
     cstorch.save(tree, base / "ours.mdl", format="cstorch")
     _assert_same(tree, real.load(base / "ours.mdl"))
+
+
+def test_cstorch_format_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import torchtally.runtime._checkpoint as ckpt_module
+
+    path = tmp_path / "ckpt.mdl"
+    cstorch.save({"w": torch.zeros(3)}, path, format="cstorch")
+
+    def crash(stage: str, temp: str) -> None:
+        if stage == "written":
+            raise KeyboardInterrupt  # killed after the new file is complete, before the rename
+
+    monkeypatch.setattr(ckpt_module, "_pause_hook", crash)
+    with pytest.raises(KeyboardInterrupt):
+        cstorch.save({"w": torch.ones(3)}, path, format="cstorch")
+    assert torch.equal(cstorch.load(path)["w"], torch.zeros(3))  # the old checkpoint survives
+    assert [p.name for p in tmp_path.iterdir()] == ["ckpt.mdl"]  # no temporary file left behind
