@@ -281,3 +281,22 @@ def test_rate_tracker_matches(smooth: float | None, events: list[tuple[str, int]
             assert ours.total_count == theirs.total_count
     finally:
         real.time = original
+
+
+def test_recurse_spec_matches() -> None:
+    import collections
+
+    real = _real("utils.nest")
+    point = collections.namedtuple("point", ["x", "y"])
+    trees = [
+        {"model": {"w": 1, "b": 2}, "opt": {"state": {0: {"m": 3}}, "groups": [{"lr": 4}]}},
+        [1, (2, 3), {"k": [4]}],
+        {"p": point(1, [2, 3]), "empty": [], "none": None},
+        collections.OrderedDict([("z", 1), ("a", (2,))]),
+        7,
+    ]
+    for tree in trees:
+        _, spec = torch.utils._pytree.tree_flatten(tree)
+        ours = [".".join(p) for p in cstorch.utils.nest.recurse_spec(spec)]
+        theirs = [".".join(p) for p in real.recurse_spec(spec)]
+        assert ours == theirs

@@ -6,10 +6,10 @@ Example:
     >>> executor = utils.data.DataExecutor(dataloader, num_steps=100)
 """
 
-from torchtally.utils import data, tracker
+from torchtally.utils import data, nest, tracker
 from torchtally.utils._cs_config import CSConfig
 
-__all__ = ["CSConfig", "data", "tensorboard", "tracker"]
+__all__ = ["CSConfig", "data", "nest", "tensorboard", "tracker"]
 
 
 def __getattr__(name: str) -> object:
