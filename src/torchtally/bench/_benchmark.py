@@ -74,10 +74,10 @@ class Benchmark:
         self.postprocessors = check_processors("postprocessors", postprocessors)
         static_classes, workload_classes = _split_metric_list(metric_list)
         self.static_metrics: dict[str, StaticMetric] = {
-            _metric_name(cls): _construct(cls) for cls in static_classes
+            name: _construct(name, cls) for name, cls in static_classes
         }
         self.workload_metrics: list[MetricRunner] = [
-            make_runner(_construct(cls), _metric_name(cls)) for cls in workload_classes
+            make_runner(_construct(name, cls), name) for name, cls in workload_classes
         ]
         self.results: dict[str, Any] | None = None
 
@@ -210,19 +210,23 @@ def _override(
     return default if given is None else check_processors(name, given)
 
 
-def _split_metric_list(metric_list: Any) -> tuple[list[type], list[type]]:
+Named = list[tuple[str, Any]]
+
+
+def _split_metric_list(metric_list: Any) -> tuple[Named, Named]:
     shape_ok = isinstance(metric_list, (list, tuple)) and len(metric_list) == 2
     if not shape_ok or not all(isinstance(group, (list, tuple)) for group in metric_list):
         raise TypeError(
             "Argument `metric_list` must be [[static metric classes], [workload metric "
             f"classes]]. Received: metric_list={metric_list!r}"
         )
-    static, workload = list(metric_list[0]), list(metric_list[1])
-    for index, cls in enumerate(static):
+    static = [_named(f"metric_list[0][{i}]", c, 0) for i, c in enumerate(metric_list[0])]
+    workload = [_named(f"metric_list[1][{i}]", c, 1) for i, c in enumerate(metric_list[1])]
+    for index, (_, cls) in enumerate(static):
         _check_class(f"metric_list[0][{index}]", cls, (StaticMetric,))
-    for index, cls in enumerate(workload):
+    for index, (_, cls) in enumerate(workload):
         _check_class(f"metric_list[1][{index}]", cls, (WorkloadMetric, Metric))
-    names = [_metric_name(cls) for cls in static + workload]
+    names = [name for name, _ in static + workload]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise ValueError(
@@ -232,6 +236,48 @@ def _split_metric_list(metric_list: Any) -> tuple[list[type], list[type]]:
     return static, workload
 
 
+def _named(argument: str, item: Any, group: int) -> tuple[str, Any]:
+    """`(result key, factory)`: a class is keyed by its name; a string (NeuroBench's deprecated
+    form) names a built-in metric and is itself the key, as in NeuroBench."""
+    if not isinstance(item, str):
+        return _metric_name(item), item
+    from torchtally.bench import builtin_metric_class
+
+    class_name = neurobench_class_name(item)
+    # NeuroBench announces the deprecation on stdout, before the lookup can fail.
+    print(
+        f"[DEPRECATION WARNING]: Using string-based metric names ('{item}') is deprecated "
+        "and will be removed in a future release. Please use the metric class "
+        f"'{class_name}' instead."
+    )
+    found = builtin_metric_class(class_name, static=group == 0)
+    if found is None:
+        kind = "static" if group == 0 else "workload"
+        raise ValueError(
+            f"Argument `{argument}` must name a built-in {kind} metric. Received: "
+            f"{argument}={item!r} (looked for class {class_name!r})"
+        )
+    return item, found
+
+
+def neurobench_class_name(metric_name: str) -> str:
+    """NeuroBench's mapping of a deprecated string metric name to its class name.
+
+    Args:
+        metric_name: e.g. ``"classification_accuracy"``, ``"sMAPE"``.
+
+    Returns:
+        The class name, e.g. ``"ClassificationAccuracy"``, ``"SMAPE"``.
+
+    Example:
+        >>> neurobench_class_name("synaptic_operations")
+        'SynapticOperations'
+    """
+    if metric_name in ("sMAPE", "r2", "mse"):
+        return metric_name.upper()
+    return "".join(word.title() for word in metric_name.split("_"))
+
+
 def _metric_class(factory: Any) -> Any:
     # A functools.partial of a metric class stands for the class, with constructor
     # arguments (e.g. partial(R2ScoreMetric, num_outputs=2)); it is keyed by the class name.
@@ -239,7 +285,9 @@ def _metric_class(factory: Any) -> Any:
 
 
 def _metric_name(factory: Any) -> str:
-    return str(_metric_class(factory).__name__)
+    # An instance has no __name__; its class's name keys it until _check_class rejects it.
+    cls = _metric_class(factory)
+    return str(getattr(cls, "__name__", type(cls).__name__))
 
 
 def _check_class(name: str, factory: Any, bases: tuple[type, ...]) -> None:
@@ -252,11 +300,11 @@ def _check_class(name: str, factory: Any, bases: tuple[type, ...]) -> None:
         )
 
 
-def _construct(factory: Callable[[], Any]) -> Any:
+def _construct(name: str, factory: Callable[[], Any]) -> Any:
     try:
         return factory()
     except Exception as exc:
-        raise MetricFailedError(_metric_name(factory), "construction", exc) from exc
+        raise MetricFailedError(name, "construction", exc) from exc
 
 
 def _as_batch(batch: Any, device: torch.device | str | None) -> tuple[Any, ...]:

@@ -9,7 +9,7 @@ from torch import Tensor, nn
 
 from torchtally.bench._feedforward_ops import conv_ops, linear_ops
 from torchtally.bench._layers import CONV_LAYERS
-from torchtally.bench._metric_types import AccumulatedMetric
+from torchtally.bench._metric_types import DeviceAccumulatedMetric
 from torchtally.bench._model import BenchModel
 from torchtally.bench._op_count import OpCache, OpCount, stack_by_shape
 from torchtally.bench._recurrent_ops import recurrent_cell_ops, recurrent_layer_ops
@@ -18,7 +18,7 @@ __all__ = ["SynapticOperations", "calls_ops", "layer_ops"]
 
 
 @final
-class SynapticOperations(AccumulatedMetric):
+class SynapticOperations(DeviceAccumulatedMetric):
     """Synaptic operations per sample, over every call of every connection layer.
 
     Effective operations are products of a non-zero weight and a non-zero input; they are
@@ -46,7 +46,7 @@ class SynapticOperations(AccumulatedMetric):
         self._samples = 0
         self._cache = OpCache()
 
-    def __call__(self, model: BenchModel, preds: Any, data: tuple[Tensor, ...]) -> None:
+    def accumulate(self, model: BenchModel, preds: Any, data: tuple[Tensor, ...]) -> None:
         if not model.connection_hooks:
             raise ValueError(
                 "SynapticOperations: the model has no connection layers "
