@@ -143,7 +143,7 @@ class _Cell(nn.Module):
         return self.act(out[0] if isinstance(out, tuple) else out)
 
 
-@pytest.mark.parametrize("cell_type", [nn.RNNCell, nn.GRUCell])
+@pytest.mark.parametrize("cell_type", [nn.LSTMCell, nn.RNNCell, nn.GRUCell])
 def test_recurrent_cell_calls_match_neurobench(cell_type: type[nn.RNNCellBase]) -> None:
     generator = torch.Generator().manual_seed(4)
     x = torch.randn(3, 7, generator=generator)
