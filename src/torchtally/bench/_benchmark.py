@@ -109,6 +109,8 @@ class Benchmark:
             ValueError: If there is no dataloader, or it yields no batch.
         """
         loader = dataloader if dataloader is not None else self.dataloader
+        if not quiet:
+            print("Running benchmark")
         if loader is None:
             raise ValueError("Argument `dataloader` must be given to run() or to Benchmark()")
         pre = _override("preprocessors", preprocessors, self.preprocessors)
@@ -161,6 +163,58 @@ class Benchmark:
             raise RuntimeError("Benchmark.save_benchmark_results: call run() first")
         return save_results(self.results, file_path, file_format)
 
+    def to_nir(self, dummy_input: Tensor, filename: str | os.PathLike[str], **kwargs: Any) -> None:
+        """Export the network to NIR (Neural Intermediate Representation) with snnTorch.
+
+        Args:
+            dummy_input: An input of the network's shape, to trace it.
+            filename: The file to write.
+            **kwargs: Passed to `snntorch.export_nir.export_to_nir`.
+
+        Raises:
+            ImportError: If `nir`, or snnTorch >= 0.9 with its NIR export, is not installed.
+        """
+        try:
+            import nir  # type: ignore[import-not-found,unused-ignore]
+        except ImportError as exc:
+            raise ImportError("Benchmark.to_nir needs the `nir` package (pip install nir)") from exc
+        try:
+            from snntorch.export_nir import export_to_nir
+        except ImportError as exc:
+            raise ImportError(
+                "Benchmark.to_nir needs snntorch >= 0.9 (its `snntorch.export_nir` module)"
+            ) from exc
+        graph = export_to_nir(self.model.__net__(), dummy_input, **kwargs)
+        nir.write(os.fspath(filename), graph)
+        print(f"Model exported to {os.fspath(filename)}")
+
+    def to_onnx(self, dummy_input: Tensor, filename: str | os.PathLike[str], **kwargs: Any) -> None:
+        """Export the network to ONNX with `torch.onnx.export`, in eval mode and without
+        gradients (the network's training mode is restored afterwards).
+
+        Args:
+            dummy_input: An input of the network's shape, to trace it.
+            filename: The `.onnx` file to write.
+            **kwargs: Passed to `torch.onnx.export`.
+
+        Raises:
+            ImportError: If the `onnx` package is not installed.
+        """
+        import importlib.util
+
+        if importlib.util.find_spec("onnx") is None:
+            raise ImportError("Benchmark.to_onnx needs the `onnx` package (pip install onnx)")
+        net = self.model.__net__()
+        _reset_snntorch_state(net)
+        was_training = net.training
+        net.eval()
+        try:
+            with torch.no_grad():
+                torch.onnx.export(net, (dummy_input.detach(),), os.fspath(filename), **kwargs)
+        finally:
+            net.train(was_training)
+        print(f"Model exported to {os.fspath(filename)}")
+
     def _run_batches(
         self,
         loader: Iterable[Any],
@@ -186,7 +240,9 @@ class Benchmark:
             batches += 1
             if verbose:
                 current = {r.name: self._final_value(r) for r in self.workload_metrics}
-                print(f"Batch {index + 1}: {results | current}")
+                total = f"/{len(loader)}" if isinstance(loader, Sized) else ""
+                print(f"\nBatch num {index + 1}{total}")
+                print(results | current)
         if batches == 0:
             raise ValueError("Argument `dataloader` must yield at least one batch")
 
@@ -202,6 +258,16 @@ class Benchmark:
             return runner.result()
         except Exception as exc:
             raise MetricFailedError(runner.name, "compute", exc) from exc
+
+
+def _reset_snntorch_state(net: nn.Module) -> None:
+    # snnTorch neurons with init_hidden keep the last batch's membrane; NeuroBench resets it
+    # before export so the exported graph starts from rest.
+    try:
+        from snntorch import utils
+    except ImportError:
+        return
+    utils.reset(net)
 
 
 def _override(
