@@ -52,7 +52,9 @@ def test_dataset_interface_and_split_as_neurobench() -> None:
     assert batch.shape == (3, 3, 1) and targets.shape == (3, 1)
     assert torch.equal(mg[[0, 1, 2]][0], batch)
     assert sample.dtype == torch.float64
-    step = 197 / 75
+    # NeuroBench samples maxtime_pts points evenly over [0, maxtime] (its linspace), so the
+    # spacing is slightly more than lyaptime / pts_per_lyaptime.
+    step = mg.maxtime / (mg.maxtime_pts - 1)
     assert mg.mackeyglass_soln[3, 0].item() == pytest.approx(
         mackey_glass_series(np.array([step]))[0]
     )
