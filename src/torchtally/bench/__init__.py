@@ -7,6 +7,7 @@ layers counted. Any `torchtally.metrics.Metric` subclass is also accepted as a w
 """
 
 from torchtally.bench._activation_sparsity import ActivationSparsity, ActivationSparsityByLayer
+from torchtally.bench._audio import MelSpectrogram, MFCCPreProcessor, S2SPreProcessor
 from torchtally.bench._benchmark import Benchmark
 from torchtally.bench._failure import MetricFailedError
 from torchtally.bench._hooks import ActivationHook, ConnectionHook
@@ -49,12 +50,15 @@ __all__ = [
     "DeviceAccumulatedMetric",
     "DeviceWorkloadMetric",
     "Footprint",
+    "MFCCPreProcessor",
+    "MelSpectrogram",
     "MembraneUpdates",
     "MetricFailedError",
     "NeuronOperations",
     "ParameterCount",
     "PostProcessor",
     "PreProcessor",
+    "S2SPreProcessor",
     "SNNTorchModel",
     "StaticMetric",
     "SynapticOperations",
