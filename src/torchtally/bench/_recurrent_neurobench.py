@@ -10,7 +10,7 @@ places, which make leaderboard numbers, so they are reproduced here as NeuroBenc
 * the GRU's `n` gate is tested on its hidden term plus the input bias, and `1 - z` is taken
   before `z` is binarised (so it is zero exactly where one product or bias feeds `z`).
 
-Where NeuroBench has no right number, `neurobench_cell_ops` returns None and the caller counts
+Where NeuroBench has no right number, `neurobench_cells_ops` leaves those calls to the caller, which counts them
 by the gate equations: a cell called without a state (NeuroBench fails on an LSTMCell, and on
 an RNNCell or GRUCell reads the first sample of the batch as the whole input, or the second as
 the state) and a GRUCell without bias (NeuroBench fails).
@@ -26,20 +26,25 @@ from torch import Tensor, nn
 from torchtally.bench._counting import count_true
 from torchtally.bench._op_count import OpCount, spike_valued_calls, split_by_spiking
 
-__all__ = ["neurobench_cell_ops"]
+__all__ = ["neurobench_cells_ops"]
 
 
 def _nonzero(t: Tensor) -> Tensor:
-    return (t != 0).to(torch.float64)
+    return (t != 0).to(torch.float32)
 
 
 def _products(values: Tensor, weight: Tensor, dense: bool, dense_values: bool = True) -> Tensor:
-    """Per sample and output row: how many weight-value products are counted, `(B, rows)`.
-    Float64 keeps the 0/1 products and their sums exact."""
-    w = torch.ones_like(weight, dtype=torch.float64) if dense else _nonzero(weight)
+    """Per call, sample and output row: how many weight-value products are counted,
+    `(K, B, rows)`. Each entry is at most the fan-in, exact in float32."""
+    w = torch.ones_like(weight, dtype=torch.float32) if dense else _nonzero(weight)
     fill = dense and dense_values
-    v = torch.ones_like(values, dtype=torch.float64) if fill else _nonzero(values)
-    return v @ w.t()
+    v = torch.ones_like(values, dtype=torch.float32) if fill else _nonzero(values)
+    return torch.matmul(v, w.t())
+
+
+def _per_call(t: Tensor) -> Tensor:
+    """Sum over everything but the leading call dimension, exactly (float64 holds any count)."""
+    return t.reshape(t.shape[0], -1).sum(1, dtype=torch.float64)
 
 
 def _bias_flags(cell: nn.RNNCellBase, dense: bool) -> tuple[Tensor, Tensor] | None:
@@ -47,8 +52,8 @@ def _bias_flags(cell: nn.RNNCellBase, dense: bool) -> tuple[Tensor, Tensor] | No
         return None
     b_ih, b_hh = cell.bias_ih, cell.bias_hh
     if dense:
-        return torch.ones_like(b_ih, dtype=torch.float64), torch.ones_like(
-            b_hh, dtype=torch.float64
+        return torch.ones_like(b_ih, dtype=torch.float32), torch.ones_like(
+            b_hh, dtype=torch.float32
         )
     return _nonzero(b_ih), _nonzero(b_hh)
 
@@ -59,18 +64,19 @@ def _lstm(cell: nn.LSTMCell, x: Tensor, h: Tensor, c: Tensor, dense: bool) -> Te
     gates = _products(x, cell.weight_ih, dense) + _products(
         h, cell.weight_hh, dense, dense_values=False
     )
-    ops = gates.sum()
+    ops = _per_call(gates)
     biases = _bias_flags(cell, dense)
     if biases is not None:
         gates = gates + biases[0] + biases[1]
-    i, f, g, o = (gates != 0).chunk(4, 1)
-    cell_terms = (f & (c != 0)).to(torch.int64) + (i & g).to(torch.int64)
-    ops = ops + cell_terms.sum() + count_true(o & (cell_terms != 0))
-    return ops
+    i, f, g, o = (gates != 0).chunk(4, -1)
+    forget, update = f & (c != 0), i & g
+    ops = ops + _per_call(forget) + _per_call(update)
+    return ops + _per_call(o & (forget | update))
 
 
 def _rnn(cell: nn.RNNCell, x: Tensor, h: Tensor, dense: bool) -> Tensor:
-    return _products(x, cell.weight_ih, dense).sum() + _products(h, cell.weight_hh, dense).sum()
+    products = _products(x, cell.weight_ih, dense) + _products(h, cell.weight_hh, dense)
+    return _per_call(products)
 
 
 def _gru(cell: nn.GRUCell, x: Tensor, h: Tensor, dense: bool) -> Tensor | None:
@@ -81,28 +87,27 @@ def _gru(cell: nn.GRUCell, x: Tensor, h: Tensor, dense: bool) -> Tensor | None:
     size = cell.hidden_size
     from_input = _products(x, cell.weight_ih, dense)
     from_hidden = _products(h, cell.weight_hh, dense)
-    ops = (from_input + from_hidden).sum()
+    ops = _per_call(from_input + from_hidden)
     gates = from_input + from_hidden + b_ih + b_hh
-    r, z = gates[:, :size], gates[:, size : 2 * size]
-    hidden_n = from_hidden[:, 2 * size :]
+    r, z = gates[..., :size], gates[..., size : 2 * size]
+    hidden_n = from_hidden[..., 2 * size :]
     reset_term = (r != 0) & ((hidden_n + b_hh[2 * size :]) != 0)
-    n = (hidden_n + b_ih[2 * size :] + reset_term.to(torch.float64)) != 0
+    n = (hidden_n + b_ih[2 * size :] + reset_term.to(torch.float32)) != 0
     keep = z != 1  # 1 - z on the unbinarised count
     state_nonzero = torch.ones_like(h, dtype=torch.bool) if dense else h != 0
-    ops = ops + count_true(reset_term) + count_true(keep & n)
-    return ops + count_true((z != 0) & state_nonzero)
+    ops = ops + _per_call(reset_term) + _per_call(keep & n)
+    return ops + _per_call((z != 0) & state_nonzero)
 
 
-def _count(cell: nn.RNNCellBase, x: Tensor, hx: Any, dense: bool) -> Tensor | None:
-    if hx is None:
-        return None  # no state: NeuroBench's count is wrong or fails (see the module notes)
+def _count(
+    cell: nn.RNNCellBase, x: Tensor, state: tuple[Tensor, ...], dense: bool
+) -> Tensor | None:
     if isinstance(cell, nn.LSTMCell):
-        h, c = hx
-        return _lstm(cell, x, _batched(h), _batched(c), dense)
+        return _lstm(cell, x, state[0], state[1], dense)
     if isinstance(cell, nn.GRUCell):
-        return _gru(cell, x, _batched(hx), dense)
+        return _gru(cell, x, state[0], dense)
     if isinstance(cell, nn.RNNCell):
-        return _rnn(cell, x, _batched(hx), dense)
+        return _rnn(cell, x, state[0], dense)
     return None
 
 
@@ -110,29 +115,59 @@ def _batched(t: Tensor) -> Tensor:
     return t if t.dim() == 2 else t.unsqueeze(0)
 
 
-def neurobench_cell_ops(cell: nn.RNNCellBase, args: tuple[Any, ...]) -> OpCount | None:
-    """NeuroBench 2.3.0's count of one call of an `RNNCell`, `LSTMCell` or `GRUCell`.
+def _call_tensors(args: tuple[Any, ...]) -> tuple[Tensor, ...] | None:
+    """`(x, *state)` of a call, each `(B, features)`, or None without a state (NeuroBench's
+    count is wrong or fails then; see the module notes)."""
+    hx = args[1] if len(args) > 1 else None
+    if hx is None:
+        return None
+    state = tuple(hx) if isinstance(hx, (tuple, list)) else (hx,)
+    if not all(isinstance(t, Tensor) for t in (args[0], *state)):
+        return None
+    return tuple(_batched(t) for t in (args[0], *state))
+
+
+def neurobench_cells_ops(
+    cell: nn.RNNCellBase, calls: list[tuple[Any, ...]]
+) -> tuple[list[OpCount], list[tuple[Any, ...]]]:
+    """NeuroBench 2.3.0's count of calls of an `RNNCell`, `LSTMCell` or `GRUCell`.
+
+    Calls whose tensors have the same shapes (a cell unrolled over time) are counted together.
 
     Args:
         cell: The cell.
-        args: The call's arguments, `(input,)` or `(input, hx)`.
+        calls: The calls' arguments, `(input,)` or `(input, hx)`.
 
     Returns:
-        The call's `OpCount` (its dense count a tensor), or None where NeuroBench has no count.
+        `(counts, rest)`: an `OpCount` per group of counted calls, and the calls NeuroBench has
+        no right count for (no state; a GRUCell without bias), left to the gate equations.
 
     Example:
         >>> cell = nn.RNNCell(3, 2)
-        >>> int(neurobench_cell_ops(cell, (torch.ones(4, 3), torch.ones(4, 2))).dense)
-        40
+        >>> counts, rest = neurobench_cells_ops(cell, [(torch.ones(4, 3), torch.ones(4, 2))])
+        >>> int(counts[0].dense), rest
+        (40, [])
     """
-    x = _batched(args[0])
-    hx = args[1] if len(args) > 1 else None
-    with torch.no_grad():
-        effective = _count(cell, x, hx, dense=False)
-        dense = _count(cell, x, hx, dense=True)
-    if effective is None or dense is None:
-        return None
-    effective = effective.to(torch.int64)
-    nonzero = count_true(x != 0).reshape(1)
-    macs, acs = split_by_spiking(effective.reshape(1), spike_valued_calls(x.unsqueeze(0), nonzero))
-    return OpCount(macs, acs, dense.to(torch.int64))
+    groups: dict[tuple[Any, ...], list[tuple[Tensor, ...]]] = {}
+    rest: list[tuple[Any, ...]] = []
+    for args in calls:
+        tensors = _call_tensors(args)
+        if tensors is None:
+            rest.append(args)
+            continue
+        key = tuple((t.shape, t.dtype, t.device) for t in tensors)
+        groups.setdefault(key, []).append(tensors)
+    counts = []
+    for group in groups.values():
+        stacked = [torch.stack(parts) for parts in zip(*group)]
+        x, state = stacked[0], tuple(stacked[1:])
+        with torch.no_grad():
+            effective = _count(cell, x, state, dense=False)
+            dense = _count(cell, x, state, dense=True)
+        if effective is None or dense is None:
+            rest.extend(group)
+            continue
+        spiking = spike_valued_calls(x, count_true((x != 0).reshape(x.shape[0], -1), dim=1))
+        macs, acs = split_by_spiking(effective.to(torch.int64), spiking)
+        counts.append(OpCount(macs, acs, dense.sum().to(torch.int64)))
+    return counts, rest

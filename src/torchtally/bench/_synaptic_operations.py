@@ -13,7 +13,7 @@ from torchtally.bench._layers import CONV_LAYERS
 from torchtally.bench._metric_types import DeviceAccumulatedMetric
 from torchtally.bench._model import BenchModel
 from torchtally.bench._op_count import OpCache, OpCount, stack_by_shape
-from torchtally.bench._recurrent_neurobench import neurobench_cell_ops
+from torchtally.bench._recurrent_neurobench import neurobench_cells_ops
 from torchtally.bench._recurrent_ops import recurrent_cell_ops, recurrent_layer_ops
 
 __all__ = ["RECURRENT_COUNTINGS", "SynapticOperations", "calls_ops", "layer_ops"]
@@ -127,13 +127,11 @@ def calls_ops(
     if isinstance(layer, nn.RNNBase):
         return [recurrent_layer_ops(layer, args) for args in calls]
     if isinstance(layer, nn.RNNCellBase):
-        return [_cell_ops(layer, args, neurobench_cells) for args in calls]
+        counted: list[OpCount] = []
+        if neurobench_cells:
+            counted, calls = neurobench_cells_ops(layer, calls)
+        return counted + [recurrent_cell_ops(layer, args) for args in calls]
     raise TypeError(f"no operation count for layer type {type(layer).__name__}")
-
-
-def _cell_ops(cell: nn.RNNCellBase, args: tuple[Any, ...], neurobench: bool) -> OpCount:
-    count = neurobench_cell_ops(cell, args) if neurobench else None
-    return count if count is not None else recurrent_cell_ops(cell, args)
 
 
 def layer_ops(layer: nn.Module, args: tuple[Any, ...], cache: OpCache) -> OpCount:
