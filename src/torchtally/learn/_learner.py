@@ -128,6 +128,10 @@ class Learner:
         #: The checkpoint last written or loaded.
         self.last_checkpoint: Path | None = None
         self._broadcast = Broadcast(observers)
+        for observer in self._broadcast.observers:
+            bind = getattr(observer, "bind_stop", None)
+            if callable(bind):  # `q` on a dashboard stops this learner, with a checkpoint
+                bind(self.request_stop)
         if monitor is not None:
             monitor.add_observer(self._broadcast)
         self._metrics = {
