@@ -24,7 +24,7 @@ from torchtally.amp import GradScaler
 from torchtally.learn._events import CurveData, MetricRecord, Observer, RunInfo
 from torchtally.learn._learner_checkpoint import Restored, TrainingState
 from torchtally.learn._learner_curves import CurveCollector, curve_data, write_curves
-from torchtally.learn._learner_loop import StepLoop
+from torchtally.learn._learner_loop import NON_FINITE_POLICIES, StepLoop
 from torchtally.learn._learner_metrics import MetricSpec, SplitMetrics, split_metrics
 from torchtally.learn._learner_observers import Broadcast
 from torchtally.learn._learner_run import RunScope
@@ -74,6 +74,17 @@ class Learner:
             is given the observers, started with a run if not running, and told the epoch.
         class_names: Class display names for curves.
         handle_sigint: Turn the first Ctrl-C into `request_stop()` during a run.
+        on_nan: What a NaN or infinite train loss does, found at the step it happened:
+            "raise" (default) `NonFiniteLossError` there; "stop" the run there like a stop
+            request, without checkpointing the non-finite state (see `non_finite`); "skip"
+            that step's optimizer and train-metric updates (undone in the graph; costs a copy
+            of the parameters, optimizer and metric states per step) and log a warning.
+        accumulation_steps: Gradient accumulation: step the optimizer every this many train
+            batches (and at each epoch's end) on the gradients of their mean loss. The
+            scheduler steps with the optimizer; `global_step` still counts batches. A stop
+            waits for the accumulated gradients to be applied.
+        mixed_precision: Run the step functions under `torchtally.amp.autocast` (the half
+            dtype of `torchtally.amp.use_bfloat16`); pair float16 with a `grad_scaler`.
 
     Example:
         >>> learner = Learner(model, cstorch.optim.SGD(model.parameters(), lr=0.1),
@@ -106,8 +117,21 @@ class Learner:
         monitor: Any = None,
         class_names: Sequence[str] | None = None,
         handle_sigint: bool = True,
+        on_nan: str = "raise",
+        accumulation_steps: int = 1,
+        mixed_precision: bool = False,
     ) -> None:
         _check_args(model, optimizer, train_step, eval_step)
+        if on_nan not in NON_FINITE_POLICIES:
+            raise ValueError(
+                f"Argument `on_nan` must be one of {', '.join(map(repr, NON_FINITE_POLICIES))}. "
+                f"Received: on_nan={on_nan!r}"
+            )
+        check_int("accumulation_steps", accumulation_steps, 1)
+        if not isinstance(mixed_precision, bool):
+            raise TypeError(
+                f"Argument `mixed_precision` must be a bool. Received: {mixed_precision!r}"
+            )
         check_int("num_epochs", num_epochs, 1)
         check_int("log_every", log_every, 1)
         check_int("checkpoint_every", checkpoint_every, 1, allow_none=True)
@@ -155,6 +179,9 @@ class Learner:
             max_gradient_norm=max_gradient_norm,
             log_every=log_every,
             num_epochs=num_epochs,
+            on_nan=on_nan,
+            accumulation_steps=accumulation_steps,
+            mixed_precision=mixed_precision,
         )
         self._state = TrainingState(self.model, optimizer, lr_scheduler, grad_scaler, self._loop)
         self._scope = RunScope(self._broadcast, self._stop, monitor, handle_sigint)
@@ -175,6 +202,17 @@ class Learner:
     def epochs_done(self) -> int:
         """Complete epochs so far."""
         return self._position.epoch - 1
+
+    @property
+    def non_finite(self) -> tuple[int, int, int, float] | None:
+        """The first non-finite train loss of the last `fit`, as (epoch, step in the epoch,
+        global step, value), or None."""
+        return self._loop.non_finite
+
+    @property
+    def skipped_steps(self) -> list[int]:
+        """Global steps whose updates `on_nan="skip"` skipped in the last `fit`."""
+        return list(self._loop.skipped_steps)
 
     @property
     def metrics(self) -> dict[str, SplitMetrics]:
@@ -240,6 +278,8 @@ class Learner:
         names = {split: self._metrics[split].names for split in splits}
         info = RunInfo(splits, self.num_epochs, names, self._logdir_text(), self._position.epoch)
         self._loop.cursor = self._position
+        self._loop.non_finite = None
+        self._loop.skipped_steps.clear()
         self._loop.num_epochs = self.num_epochs  # it may have been raised to train on
         self._scope.run(
             info,
@@ -391,8 +431,8 @@ class Learner:
 
     def _save_checkpoint(self, splits: tuple[str, ...], loaders: dict[str, Any]) -> None:
         folder = self.checkpoint_dir
-        if folder is None:
-            return
+        if folder is None or (self._loop.non_finite is not None and self._loop.on_nan == "stop"):
+            return  # the last checkpoint is the last good state
         position = self._position
         index = position.split_index
         loader = loaders.get(splits[index]) if index < len(splits) else None
