@@ -78,6 +78,10 @@ class RunInfo:
         metric_names: Split -> the metric names it logs.
         logdir: Where logs go (None when not logging to files).
         start_epoch: 1-based epoch the run starts at (> 1 when resumed).
+        resumed_steps: For a `fit` asked to resume: split -> the step counter its records
+            continue from (the checkpoint's; 0 without one). Records of those splits logged
+            earlier with a larger step came after that checkpoint and will be logged again, so a
+            file logger drops them. None for a run that does not resume.
     """
 
     splits: tuple[str, ...]
@@ -85,6 +89,7 @@ class RunInfo:
     metric_names: dict[str, tuple[str, ...]]
     logdir: str | None = None
     start_epoch: int = 1
+    resumed_steps: dict[str, int] | None = None
 
 
 @dataclass

@@ -27,6 +27,7 @@ from torchtally.learn._learner_curves import CurveCollector, curve_data, write_c
 from torchtally.learn._learner_loop import NON_FINITE_POLICIES, StepLoop
 from torchtally.learn._learner_metrics import MetricSpec, SplitMetrics, split_metrics
 from torchtally.learn._learner_observers import Broadcast
+from torchtally.learn._learner_retention import prune_checkpoints, remove_orphans
 from torchtally.learn._learner_run import RunScope
 from torchtally.learn._learner_state import (
     Position,
@@ -64,7 +65,9 @@ class Learner:
             written. None: no checkpoints.
         checkpoint_every: Save after every this many epochs (and after the last, and on a
             stop). None: only on a stop and after the last epoch.
-        keep_checkpoints: Keep only this many newest checkpoints (None: all).
+        keep_checkpoints: Keep only this many newest checkpoints in `logdir/checkpoints`,
+            counting those of earlier runs (None: all). Temp files left by a save that was
+            killed are removed at the next save.
         backend: A `Backend` or backend type for `cstorch.compile` (None: the current one).
         observers: Receivers of the run's events (loggers, dashboard, summary table).
         log_every: Log the running metric values every this many steps (and at epoch ends).
@@ -276,7 +279,10 @@ class Learner:
         splits = ("train", "valid") if valid_loader is not None else ("train",)
         loaders = {"train": train_loader, "valid": valid_loader}
         names = {split: self._metrics[split].names for split in splits}
-        info = RunInfo(splits, self.num_epochs, names, self._logdir_text(), self._position.epoch)
+        resumed = {s: self._loop.counter(s) for s in splits} if resume is not False else None
+        info = RunInfo(
+            splits, self.num_epochs, names, self._logdir_text(), self._position.epoch, resumed
+        )
         self._loop.cursor = self._position
         self._loop.non_finite = None
         self._loop.skipped_steps.clear()
@@ -436,9 +442,10 @@ class Learner:
         position = self._position
         index = position.split_index
         loader = loaders.get(splits[index]) if index < len(splits) else None
-        self.last_checkpoint = self._state.save(
-            folder, position, splits, loader, self.keep_checkpoints
-        )
+        remove_orphans(folder)  # a save killed part-way, in this run or one before
+        self.last_checkpoint = self._state.save(folder, position, splits, loader, None)
+        if self.keep_checkpoints is not None:  # every run's checkpoints, not only this one's
+            prune_checkpoints(folder, splits, self.keep_checkpoints)
 
     def _checkpoint_to_load(self, path: str | os.PathLike[str] | None) -> Path:
         if path is not None:
