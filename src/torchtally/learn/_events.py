@@ -57,6 +57,9 @@ class Progress:
         steps_in_epoch: Steps of this split per epoch (None if the loader has no length).
         global_step: Optimizer steps so far.
         samples_per_second: Smoothed throughput of the current split (None before the first).
+        records_step: The `step` the records of this step carry (the global step for train,
+            the evaluation step for valid/test), so a renderer can pair a step's progress
+            with its values, which arrive after it; None when unknown.
     """
 
     split: str
@@ -66,6 +69,7 @@ class Progress:
     steps_in_epoch: int | None
     global_step: int
     samples_per_second: float | None = None
+    records_step: int | None = None
 
 
 @dataclass(frozen=True)

@@ -236,7 +236,16 @@ class StepLoop:
                 profiler = executor.profiler
                 rate = profiler.rate() if profiler.total_samples else None
                 self.broadcast.on_progress(
-                    Progress(split, epoch, self.num_epochs, step, total, self.global_step, rate)
+                    Progress(
+                        split,
+                        epoch,
+                        self.num_epochs,
+                        step,
+                        total,
+                        self.global_step,
+                        rate,
+                        self.counter(split),
+                    )
                 )
                 # A stop waits for the accumulated gradients to be applied: they are not saved.
                 boundary = split != "train" or step % self.accumulation_steps == 0

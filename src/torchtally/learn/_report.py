@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import base64
 import html
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from torchtally.learn._events import CurveData
-from torchtally.learn._plot_summary import SummaryRow, format_value
+from torchtally.learn._plot_summary import SummaryRow, format_cell
 
 __all__ = ["write_report"]
 
@@ -79,8 +78,8 @@ def _summary_table(rows: Sequence[SummaryRow]) -> str:
     )
     body = [
         f'<tr><td class="text">{_text(r.split)}</td><td class="text">{_text(r.name)}</td>'
-        f"<td>{r.count}</td><td>{_value(r.minimum, r.unit)}</td>"
-        f"<td>{_value(r.last, r.unit)}</td><td>{_value(r.maximum, r.unit)}</td></tr>"
+        f"<td>{r.count}</td><td>{_value(r.min, r.unit)}</td>"
+        f"<td>{_value(r.last, r.unit)}</td><td>{_value(r.max, r.unit)}</td></tr>"
         for r in rows
     ]
     return "<table>" + head + "".join(body) + "</table>"
@@ -99,7 +98,7 @@ def _scores_table(data: CurveData) -> str:
 
 
 def _value(value: float, unit: str) -> str:
-    return "–" if math.isnan(value) else _text(format_value(value, unit))
+    return _text(format_cell(value, unit))
 
 
 def _score(value: object) -> str:
