@@ -26,6 +26,7 @@ from torchtally.learn._events import (
 from torchtally.learn._learner import Learner
 from torchtally.learn._learner_curves import curve_data, pr_curve, roc_curve, write_curves
 from torchtally.learn._learner_loop import NonFiniteLossError
+from torchtally.learn._learner_select import EarlyStopping
 from torchtally.learn._learner_steps import classification_step
 from torchtally.learn._log_tensorboard import TensorBoardLogger
 from torchtally.learn._loggers import FileLogger, read_records
@@ -45,6 +46,7 @@ __all__ = [
     "ClassificationOutput",
     "CurveData",
     "Dashboard",
+    "EarlyStopping",
     "FileLogger",
     "Learner",
     "MetricInput",

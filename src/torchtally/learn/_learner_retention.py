@@ -62,7 +62,8 @@ def prune_checkpoints(
         folder: The checkpoint directory.
         splits: The epoch's splits, in order (ranks mid-epoch checkpoints).
         keep: How many of the newest to keep.
-        protect: Files never deleted nor counted (e.g. the best checkpoints).
+        protect: Files never deleted (e.g. the best checkpoints); they still count among the
+            newest.
 
     Returns:
         The files deleted, oldest first.
@@ -73,11 +74,13 @@ def prune_checkpoints(
     ranked: list[tuple[Position, Path]] = []
     for path in folder.iterdir():
         position = checkpoint_position(path.name, splits)
-        if position is not None and path.resolve() not in kept:
+        if position is not None:
             ranked.append((position, path))
     ranked.sort()
     removed = []
     for _, path in ranked[: max(len(ranked) - keep, 0)]:
+        if path.resolve() in kept:
+            continue
         try:
             path.unlink()
         except FileNotFoundError:
