@@ -95,3 +95,14 @@ def test_plain_lines_show_the_values_of_the_step_they_name() -> None:
         for name in ("loss", "accuracy"):
             record = by_step[(int(epoch), global_step, name)]
             assert f"{name}={format_value(record.value, record.unit)}" in rest, (epoch, step)
+
+
+def test_a_test_run_shows_its_final_value_not_a_trend() -> None:
+    state = RunState()
+    state.start(RunInfo(("test",), 1, {"test": ("accuracy",)}))
+    for step, value in enumerate([0.5, 0.75, 0.625], start=1):
+        state.progress(Progress("test", 1, 1, step, 3, 0, None, step))
+        state.records([MetricRecord("test", 1, step, "accuracy", value, 100.0 + step, "%")])
+    snapshot = state.snapshot(with_history=True)
+    assert snapshot.latest["accuracy"]["test"].value == 0.625  # the final value, shown
+    assert all(series.split != "test" for series in snapshot.history.get("accuracy", ()))

@@ -201,13 +201,16 @@ class RunState:
             self._last_event = now
 
     def records(self, records: list[MetricRecord]) -> None:
-        """Record values: latest per (split, name), and the history of non-system metrics."""
+        """Record values: latest per (split, name), and the plotted history of the train and
+        valid splits (a test run's running values are not a trend: it shows its final value)."""
         with self._lock:
             for record in records:
                 if record.split == SYSTEM_SPLIT:
                     self._system[record.name] = record
                     continue
                 self._latest.setdefault(record.name, {})[record.split] = record
+                if record.split == "test":
+                    continue  # a final value (metrics panel), not a trend to plot
                 history = self._history.get((record.name, record.split))
                 if history is None:
                     history = self._history[(record.name, record.split)] = _History(record.unit)
