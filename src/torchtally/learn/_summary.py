@@ -4,6 +4,7 @@ over epoch values only (`_plot_summary.summarize`, shared with the report and th
 from __future__ import annotations
 
 import io
+import logging
 import sys
 import threading
 from collections.abc import Sequence
@@ -13,6 +14,8 @@ from torchtally.learn._events import MetricRecord, Progress, RunInfo
 from torchtally.learn._plot_summary import SummaryRow, format_cell, summarize
 
 __all__ = ["SummaryRow", "SummaryTable"]
+
+_log = logging.getLogger(__name__)
 
 
 @final
@@ -65,7 +68,10 @@ class SummaryTable:
         """Render the table, keep it in `text` and print it."""
         self.text = self.render()
         if self.print_table and self.text:
-            print(self.text, file=self._file if self._file is not None else sys.stdout)
+            try:
+                print(self.text, file=self._file if self._file is not None else sys.stdout)
+            except (OSError, ValueError) as error:  # a closed pipe must not fail the run
+                _log.warning("torchtally: could not print the summary table: %r", error)
 
     def rows(self) -> list[SummaryRow]:
         """The summary so far, by split then metric name.
