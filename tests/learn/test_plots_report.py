@@ -20,7 +20,7 @@ from torchtally.learn._plots import plot_logdir
 T0 = 1_700_000_000.0
 ROW = re.compile(
     r'<tr><td class="text">(.*?)</td><td class="text">(.*?)</td><td>(\d+)</td>'
-    r"<td>(.*?)</td><td>(.*?)</td><td>(.*?)</td></tr>"
+    r"<td>(.*?)</td><td>(?:.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(?:.*?)</td></tr>"
 )
 IMG = re.compile(r'<img alt="(.*?)" src="(.*?)">')
 

@@ -14,6 +14,7 @@ from torchtally.learn._events import SYSTEM_SPLIT, MetricRecord
 
 __all__ = [
     "SummaryRow",
+    "epoch_cell",
     "epoch_values",
     "format_cell",
     "format_value",
@@ -38,6 +39,8 @@ class SummaryRow:
         max: The largest finite epoch value (NaN if none was finite).
         unit: The display unit.
         count: How many epoch values (samples, for machine metrics) there were.
+        min_epoch: The epoch of the minimum (as Burn's summary shows; 0 if none).
+        max_epoch: The epoch of the maximum (0 if none).
     """
 
     split: str
@@ -47,6 +50,8 @@ class SummaryRow:
     max: float
     unit: str
     count: int
+    min_epoch: int = 0
+    max_epoch: int = 0
 
 
 def epoch_values(records: Iterable[MetricRecord]) -> list[MetricRecord]:
@@ -76,6 +81,23 @@ def epoch_values(records: Iterable[MetricRecord]) -> list[MetricRecord]:
         if kept is None or (record.step, record.wall_time) >= (kept.step, kept.wall_time):
             latest[key] = record
     return [*latest.values(), *samples]
+
+
+def epoch_cell(row: SummaryRow, epoch: int) -> str:
+    """The epoch of a row's min or max, "–" for machine metrics or no value.
+
+    Args:
+        row: The row.
+        epoch: `row.min_epoch` or `row.max_epoch`.
+
+    Returns:
+        The text.
+
+    Example:
+        >>> epoch_cell(row, row.min_epoch)  # doctest: +SKIP
+        '3'
+    """
+    return "–" if row.split == SYSTEM_SPLIT or epoch <= 0 else str(epoch)
 
 
 def format_cell(value: float, unit: str) -> str:
@@ -136,6 +158,9 @@ def summarize(records: Sequence[MetricRecord]) -> list[SummaryRow]:
     rows = []
     for (split, name), group in sorted(groups.items(), key=lambda g: (rank[g[0][0]], g[0][1])):
         finite = [r.value for r in group if math.isfinite(r.value)]
+        finite_records = [r for r in group if math.isfinite(r.value)]
+        low = min(finite_records, key=lambda r: r.value, default=None)
+        high = max(finite_records, key=lambda r: r.value, default=None)
         last = max(group, key=lambda r: (r.epoch, r.step, r.wall_time))
         rows.append(
             SummaryRow(
@@ -146,6 +171,8 @@ def summarize(records: Sequence[MetricRecord]) -> list[SummaryRow]:
                 max=max(finite) if finite else math.nan,
                 unit=group[-1].unit,
                 count=len(group),
+                min_epoch=low.epoch if low is not None else 0,
+                max_epoch=high.epoch if high is not None else 0,
             )
         )
     return rows

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from torchtally.learn._events import CurveData
-from torchtally.learn._plot_summary import SummaryRow, format_cell
+from torchtally.learn._plot_summary import SummaryRow, epoch_cell, format_cell
 
 __all__ = ["write_report"]
 
@@ -74,12 +74,13 @@ def write_report(
 def _summary_table(rows: Sequence[SummaryRow]) -> str:
     head = (
         '<tr><th class="text">split</th><th class="text">metric</th><th>values</th>'
-        "<th>min</th><th>last</th><th>max</th></tr>"
+        "<th>min</th><th>epoch</th><th>last</th><th>max</th><th>epoch</th></tr>"
     )
     body = [
         f'<tr><td class="text">{_text(r.split)}</td><td class="text">{_text(r.name)}</td>'
-        f"<td>{r.count}</td><td>{_value(r.min, r.unit)}</td>"
-        f"<td>{_value(r.last, r.unit)}</td><td>{_value(r.max, r.unit)}</td></tr>"
+        f"<td>{r.count}</td><td>{_value(r.min, r.unit)}</td><td>{epoch_cell(r, r.min_epoch)}</td>"
+        f"<td>{_value(r.last, r.unit)}</td><td>{_value(r.max, r.unit)}</td>"
+        f"<td>{epoch_cell(r, r.max_epoch)}</td></tr>"
         for r in rows
     ]
     return "<table>" + head + "".join(body) + "</table>"

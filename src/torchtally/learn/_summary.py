@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TextIO, final
 
 from torchtally.learn._events import MetricRecord, Progress, RunInfo
-from torchtally.learn._plot_summary import SummaryRow, format_cell, summarize
+from torchtally.learn._plot_summary import SummaryRow, epoch_cell, format_cell, summarize
 
 __all__ = ["SummaryRow", "SummaryTable"]
 
@@ -97,15 +97,18 @@ class SummaryTable:
                 r.split,
                 r.name,
                 format_cell(r.min, r.unit),
+                epoch_cell(r, r.min_epoch),
                 format_cell(r.last, r.unit),
                 format_cell(r.max, r.unit),
+                epoch_cell(r, r.max_epoch),
             )
             for r in rows
         ]
         return _rich_table(cells) if self.use_rich else _plain_table(cells)
 
 
-_HEADER = ("split", "metric", "min", "last", "max")
+# As Burn's learner summary: each extreme with the epoch it was reached in.
+_HEADER = ("split", "metric", "min", "epoch", "last", "max", "epoch")
 
 
 def _plain_table(cells: Sequence[Sequence[str]]) -> str:
