@@ -123,6 +123,10 @@ class Metric(nn.Module, ABC):
 
     #: Labels for the data errors a subclass counts, indexed by position in `_errors`.
     error_kinds: tuple[str, ...] = ()
+    #: Display unit of the values ("%": fractions shown ×100; "" for none).
+    unit: str = ""
+    #: Whether a larger value is better (True), smaller (False), or neither / unknown (None).
+    higher_is_better: bool | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

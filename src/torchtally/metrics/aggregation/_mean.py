@@ -65,6 +65,11 @@ class PerplexityMetric(Metric):
         1.0
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = ""
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = False
+
     error_kinds = ("non-finite loss", "negative weights")
 
     def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:

@@ -36,6 +36,11 @@ class AccuracyMetric(Metric):
         tensor(0.6667, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     error_kinds = ("non-finite predictions", "negative weights")
 
     def __init__(

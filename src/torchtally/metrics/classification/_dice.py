@@ -35,5 +35,10 @@ class DiceCoefficientMetric(PerClassOverlapMetric):
         tensor(0.7333, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     def compute(self) -> Tensor:
         return dice_coefficient_compute(self.class_counts, self.ignore_classes)

@@ -69,6 +69,11 @@ class FBetaScoreMetric(_FBeta):
         tensor(0.4545, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     def __init__(
         self,
         num_classes: int | None = None,
@@ -115,6 +120,11 @@ class F1ScoreMetric(_FBeta):
         >>> metric(torch.tensor([1, 0, 1, 1]), torch.tensor([0.9, 0.8, 0.3, 0.7]))
         tensor(0.6667, dtype=torch.float64)
     """
+
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
 
     def __init__(
         self,

@@ -37,6 +37,11 @@ class MeanPerClassAccuracyMetric(ClassCountsMetric):
         tensor(0.6667, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     def __init__(
         self,
         num_classes: int,

@@ -41,6 +41,11 @@ class TopKAccuracyMetric(Metric):
         tensor(0.5000, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     error_kinds = ("labels outside [0, num_classes)", "non-finite predictions", "negative weights")
 
     def __init__(self, k: int, name: str | None = None, *, check_values: bool = True) -> None:

@@ -82,6 +82,11 @@ class PrecisionAtKMetric(_AtKMetric):
         tensor(0.5000, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     def compute(self) -> Tensor:
         return precision_at_k_compute(self.hits, self.weight, self.k)
 
@@ -104,6 +109,11 @@ class RecallAtKMetric(_AtKMetric):
         >>> r(torch.tensor([[1, 3]]), torch.tensor([[0.1, 0.5, 0.3, 0.2]]))
         tensor(0.5000, dtype=torch.float64)
     """
+
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
 
     def compute(self) -> Tensor:
         return recall_at_k_compute(self.hits, self.relevant)

@@ -52,6 +52,11 @@ class AUCMetric(Metric):
         tensor(0.5000, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     error_kinds = (
         "labels not 0 or 1",
         "non-finite predictions",

@@ -81,6 +81,11 @@ class AUROCMetric(Metric):
         (tensor(0.7500, dtype=torch.float64), tensor(0.2500, dtype=torch.float64))
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     error_kinds = ("invalid labels", "non-finite predictions", "predictions outside score_range")
 
     def __init__(

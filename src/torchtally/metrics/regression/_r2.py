@@ -33,6 +33,11 @@ class R2ScoreMetric(Metric):
         0.5
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = ""
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     error_kinds = ("non-finite labels", "non-finite predictions")
 
     def __init__(
