@@ -93,6 +93,9 @@ class Metric(_TallyMetric):
 
     def _fold(self, batch: Mapping[str, Tensor]) -> None:
         for name, value in batch.items():
+            if name == "_errors":  # data errors seen in this batch, raised by compute
+                self._record_errors(*value)
+                continue
             state: Tensor = getattr(self, name)
             reduction = self._reductions[name]
             if reduction == "sum":
