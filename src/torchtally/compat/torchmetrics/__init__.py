@@ -14,11 +14,13 @@ from torchtally.compat.torchmetrics.aggregation import *  # noqa: F403
 from torchtally.compat.torchmetrics.aggregation import __all__ as _aggregation_all
 from torchtally.compat.torchmetrics.classification import *  # noqa: F403
 from torchtally.compat.torchmetrics.classification import __all__ as _classification_all
+from torchtally.compat.torchmetrics.collection import MetricCollection
 from torchtally.compat.torchmetrics.regression import *  # noqa: F403
 from torchtally.compat.torchmetrics.regression import __all__ as _regression_all
 
 __all__ = [
     "Metric",
+    "MetricCollection",
     "aggregation",
     "classification",
     "functional",
