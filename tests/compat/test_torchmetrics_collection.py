@@ -50,7 +50,12 @@ def test_forward_compute_clone_match_torchmetrics() -> None:
 def test_one_shared_state_for_the_stat_family() -> None:
     ours, _ = _pair()
     assert ours.compute_groups_list == [  # type: ignore[attr-defined]
-        ["MulticlassAccuracy", "MulticlassPrecision", "MulticlassF1Score", "MulticlassConfusionMatrix"]
+        [
+            "MulticlassAccuracy",
+            "MulticlassPrecision",
+            "MulticlassF1Score",
+            "MulticlassConfusionMatrix",
+        ]
     ]
     collection = ttm.MetricCollection({"acc": ttm.BinaryAccuracy(), "mse": ttm.MeanSquaredError()})
     assert collection.keys() == ["acc", "mse"]

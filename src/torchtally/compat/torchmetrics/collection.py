@@ -69,7 +69,7 @@ class MetricCollection(nn.Module):
             values = {k: v for k, v in batch.items() if not k.startswith("_")}
             for name in group:
                 results[name] = self._inner[name]._value(values)  # type: ignore[operator]
-        return {self._key(name): results[name] for name in self._inner.keys()}
+        return {self._key(name): results[name] for name in self._inner}
 
     def compute(self) -> dict[str, Any]:
         """Every metric's value over everything seen, synced across ranks."""
