@@ -54,9 +54,18 @@ def _check_outputs(argument: str, value: Any) -> int:
     return value
 
 
-def _columns(preds: Tensor, target: Tensor, num_outputs: int) -> tuple[Tensor, Tensor]:
-    """Float64 `(N, num_outputs)` views of the inputs (a single output is flattened)."""
+def _columns(
+    preds: Tensor, target: Tensor, num_outputs: int, per_column: bool = False
+) -> tuple[Tensor, Tensor]:
+    """Float64 `(N, num_outputs)` views of the inputs (a single output is flattened, unless
+    `per_column`: then TorchMetrics reads a 2-D input as several outputs, so it must be declared)."""
     _check_pair(preds, target)
+    if per_column and num_outputs == 1 and preds.dim() == 2 and preds.shape[1] != 1:
+        raise ValueError(
+            f"Argument `num_outputs` must be {preds.shape[1]} for inputs of shape "
+            f"{tuple(preds.shape)} (one output per column; the state is preallocated). "
+            "Received: num_outputs=1"
+        )
     if num_outputs == 1:
         return preds.reshape(-1, 1).double(), target.reshape(-1, 1).double()
     if preds.dim() != 2 or preds.shape[1] != num_outputs:
@@ -205,7 +214,7 @@ class R2Score(_SumsMetric):
             raise ValueError(
                 f"Argument `preds` must be 1-D or 2-D. Received: preds of shape {tuple(preds.shape)}"
             )
-        p, t = _columns(preds, target, self.num_outputs)
+        p, t = _columns(preds, target, self.num_outputs, per_column=True)
         return {
             "sum_squared_obs": (t * t).sum(0),
             "sum_obs": t.sum(0),
@@ -259,7 +268,7 @@ class ExplainedVariance(_SumsMetric):
         )
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
-        p, t = _columns(preds, target, self.num_outputs)
+        p, t = _columns(preds, target, self.num_outputs, per_column=True)
         diff = t - p
         return {
             "sum_error": diff.sum(0),
@@ -301,7 +310,7 @@ class PearsonCorrCoef(_SumsMetric):
         )
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
-        p, t = _columns(preds, target, self.num_outputs)
+        p, t = _columns(preds, target, self.num_outputs, per_column=True)
         return {
             "sx": p.sum(0),
             "sy": t.sum(0),
