@@ -119,3 +119,15 @@ def test_r2_with_one_sample_raises_like_torchmetrics() -> None:
     metric.update(torch.tensor([1.0]), torch.tensor([2.0]))
     with pytest.raises(ValueError, match="at least two samples"):
         metric.compute()
+
+
+def test_perplexity_refuses_a_mean_loss() -> None:
+    with pytest.raises(ValueError, match="mean loss"):
+        ttm.Perplexity()(torch.tensor(5.65), torch.tensor(0))
+
+
+def test_perplexity_counts_out_of_vocabulary_ids() -> None:
+    metric = ttm.Perplexity()
+    metric.update(torch.randn(1, 3, 5), torch.tensor([[0, 1, 7]]))
+    with pytest.raises(MetricValueError, match="token ids"):
+        metric.compute()

@@ -394,3 +394,36 @@ def regression_cases() -> list[Case]:
 
 
 CASES += regression_cases()
+
+
+def _text_batches(ignore: int | None) -> Callable[[torch.Generator], list[Batch]]:
+    def make(g: torch.Generator) -> list[Batch]:
+        out = []
+        for _ in range(3):
+            preds = torch.randn(2, 8, 11, generator=g) * 2
+            target = torch.randint(0, 11, (2, 8), generator=g)
+            out.append((preds, _pad(target, ignore, g)))
+        return out
+
+    return make
+
+
+def text_cases() -> list[Case]:
+    import torchmetrics.text as tmt
+
+    from torchtally.compat.torchmetrics import text as our_text
+
+    return [
+        Case(
+            f"Perplexity[ignore_index={ignore}]",
+            "Perplexity",
+            {"ignore_index": ignore},
+            _text_batches(ignore),
+            our_text,
+            tmt,
+        )
+        for ignore in (None, -100, 3)
+    ]
+
+
+CASES += text_cases()
