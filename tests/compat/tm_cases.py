@@ -427,3 +427,45 @@ def text_cases() -> list[Case]:
 
 
 CASES += text_cases()
+
+
+def facade_cases() -> list[Case]:
+    """`Accuracy(task=...)` and friends with their own defaults (e.g. average="micro")."""
+    import torchmetrics as tm_top
+
+    from torchtally.compat import torchmetrics as ours_top
+
+    cases = []
+    for metric in (
+        *STAT_METRICS,
+        "ConfusionMatrix",
+        "JaccardIndex",
+        "ExactMatch",
+        "MatthewsCorrCoef",
+        "CohenKappa",
+    ):
+        for task in ("binary", "multiclass", "multilabel"):
+            if (metric == "ExactMatch" and task == "binary") or (
+                metric == "CohenKappa" and task == "multilabel"
+            ):
+                continue
+            kwargs: dict[str, Any] = {"task": task, "num_classes": C}
+            if metric != "CohenKappa":  # its facade has no num_labels
+                kwargs["num_labels"] = L
+            if metric == "FBetaScore":
+                kwargs["beta"] = 2.0
+            kind = {"binary": "logits", "multiclass": "logits", "multilabel": "probs"}[task]
+            cases.append(
+                Case(
+                    f"{metric}(task={task})",
+                    metric,
+                    kwargs,
+                    _batches(task, kind, None),
+                    ours_top,
+                    tm_top,
+                )
+            )
+    return cases
+
+
+CASES += facade_cases()
