@@ -21,6 +21,11 @@ from torchtally.metrics.classification import (
     TopKAccuracyMetric,
 )
 from torchtally.metrics.collection import MetricCollection
+from torchtally.metrics.curves import (
+    AveragePrecisionMetric,
+    PrecisionRecallCurveMetric,
+    ROCMetric,
+)
 from torchtally.metrics.ranking import AUCMetric, AUROCMetric, PrecisionAtKMetric, RecallAtKMetric
 from torchtally.metrics.regression import MAEMetric, MSEMetric, R2ScoreMetric, SMAPEMetric
 from torchtally.metrics.retrieval import (
@@ -37,6 +42,7 @@ __all__ = [
     "AUCMetric",
     "AUROCMetric",
     "AccuracyMetric",
+    "AveragePrecisionMetric",
     "CalibrationErrorMetric",
     "ConfusionMatrixMetric",
     "DiceCoefficientMetric",
@@ -54,7 +60,9 @@ __all__ = [
     "PerplexityMetric",
     "PrecisionAtKMetric",
     "PrecisionMetric",
+    "PrecisionRecallCurveMetric",
     "R2ScoreMetric",
+    "ROCMetric",
     "RecallAtKMetric",
     "RecallMetric",
     "Reduction",
