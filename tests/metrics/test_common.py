@@ -18,6 +18,7 @@ import cases_core
 import cases_curves
 import cases_ranking
 import cases_retrieval
+import cases_wrappers
 import pytest
 import torch
 from cases import Args, Case
@@ -31,6 +32,7 @@ CASES += cases_retrieval.CASES
 CASES += cases_calibration.CASES
 CASES += cases_curves.CASES
 ALL_CASES: list[Case] = [*CASES, *cases_core.LAST_VALUE_CASES]
+ALL_CASES += cases_wrappers.RESAMPLING_CASES
 
 
 def _ids(cases: list[Case]) -> list[str]:

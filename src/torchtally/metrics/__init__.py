@@ -37,12 +37,14 @@ from torchtally.metrics.retrieval import (
     RetrievalRecallMetric,
     RetrievalRPrecisionMetric,
 )
+from torchtally.metrics.wrappers import BootStrapper
 
 __all__ = [
     "AUCMetric",
     "AUROCMetric",
     "AccuracyMetric",
     "AveragePrecisionMetric",
+    "BootStrapper",
     "CalibrationErrorMetric",
     "ConfusionMatrixMetric",
     "DiceCoefficientMetric",
