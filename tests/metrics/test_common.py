@@ -15,8 +15,10 @@ from typing import Any
 import cases_calibration
 import cases_classification
 import cases_core
+import cases_curves
 import cases_ranking
 import cases_retrieval
+import cases_wrappers
 import pytest
 import torch
 from cases import Args, Case
@@ -28,7 +30,9 @@ from torchtally.testing import assert_traceable
 CASES: list[Case] = [*cases_core.CASES, *cases_classification.CASES, *cases_ranking.CASES]
 CASES += cases_retrieval.CASES
 CASES += cases_calibration.CASES
+CASES += cases_curves.CASES
 ALL_CASES: list[Case] = [*CASES, *cases_core.LAST_VALUE_CASES]
+ALL_CASES += cases_wrappers.RESAMPLING_CASES
 
 
 def _ids(cases: list[Case]) -> list[str]:
