@@ -143,6 +143,40 @@ def on_config(config: Any) -> Any:
     return config
 
 
+COMPAT = "torchtally.compat.torchmetrics"
+COMPAT_MARKER = "<!-- compat-reference -->"
+
+
+def compat_sentence(pages: list[ReferencePage], page_url: str) -> str:
+    """What the TorchMetrics page says about the compatibility package in this build."""
+    if any(page.module == COMPAT for page in pages):
+        depth = page_url.count("/")
+        prefix = "../" * depth
+        return (
+            f"Its full signatures are in the [`{COMPAT}` reference]({prefix}reference/{COMPAT}.md)."
+        )
+    return (
+        f"`{COMPAT}` is not part of this build; this section describes the surface it is "
+        "designed to have."
+    )
+
+
+PAGES_MARKER = "<!-- reference-pages -->"
+
+
+def pages_list(pages: list[ReferencePage]) -> str:
+    """The reference index's list of pages (links relative to reference/index.md)."""
+    return "\n".join(f"- [`{page.module}`]({page.module}.md)" for page in pages)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    if COMPAT_MARKER in markdown:
+        markdown = markdown.replace(COMPAT_MARKER, compat_sentence(_PAGES, page.file.src_uri))
+    if PAGES_MARKER in markdown:
+        markdown = markdown.replace(PAGES_MARKER, pages_list(_PAGES))
+    return markdown
+
+
 def on_files(files: Any, config: Any) -> Any:
     from mkdocs.structure.files import File
 
