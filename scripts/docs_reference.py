@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 import types
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 ROOT = "torchtally"
@@ -131,6 +133,11 @@ _PAGES: list[ReferencePage] = []
 
 
 def on_config(config: Any) -> Any:
+    # Import the package from the tree being documented, the one mkdocstrings reads
+    # (`paths: [src]`), even where another checkout is installed in the environment.
+    src = str(Path(config.config_file_path).resolve().parent / "src")
+    if src not in sys.path:
+        sys.path.insert(0, src)
     _PAGES[:] = reference_pages()
     entries = [{page.module: page.path} for page in _PAGES]
     nav = config["nav"]
