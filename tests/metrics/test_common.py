@@ -12,9 +12,11 @@ import itertools
 import re
 from typing import Any
 
+import cases_calibration
 import cases_classification
 import cases_core
 import cases_ranking
+import cases_retrieval
 import pytest
 import torch
 from cases import Args, Case
@@ -24,6 +26,8 @@ from torchtally.metrics import Metric, MetricValueError
 from torchtally.testing import assert_traceable
 
 CASES: list[Case] = [*cases_core.CASES, *cases_classification.CASES, *cases_ranking.CASES]
+CASES += cases_retrieval.CASES
+CASES += cases_calibration.CASES
 ALL_CASES: list[Case] = [*CASES, *cases_core.LAST_VALUE_CASES]
 
 

@@ -3,6 +3,7 @@ value from accumulated statistics, and the plain name the value for one batch of
 classes delegate here, so the maths exists once."""
 
 from torchtally.functional.aggregation import mean, perplexity
+from torchtally.functional.calibration import calibration_error, reliability_diagram
 from torchtally.functional.classification import (
     accuracy,
     as_class_indices,
@@ -24,6 +25,15 @@ from torchtally.functional.regression import (
     r2_score,
     smape,
 )
+from torchtally.functional.retrieval import (
+    retrieval_hit_rate,
+    retrieval_map,
+    retrieval_mrr,
+    retrieval_ndcg,
+    retrieval_precision,
+    retrieval_r_precision,
+    retrieval_recall,
+)
 
 __all__ = [
     "accuracy",
@@ -31,6 +41,7 @@ __all__ = [
     "auc",
     "auroc",
     "binned_auroc",
+    "calibration_error",
     "class_counts",
     "confusion_matrix",
     "dice_coefficient",
@@ -47,6 +58,14 @@ __all__ = [
     "r2_score",
     "recall",
     "recall_at_k",
+    "reliability_diagram",
+    "retrieval_hit_rate",
+    "retrieval_map",
+    "retrieval_mrr",
+    "retrieval_ndcg",
+    "retrieval_precision",
+    "retrieval_r_precision",
+    "retrieval_recall",
     "smape",
     "top_k_accuracy",
 ]

@@ -7,6 +7,7 @@ state tensors without reading them, `compute` returns the value, `metric(...)` d
 from torchtally._errors import MetricValueError
 from torchtally.metrics._base import Metric, Reduction
 from torchtally.metrics.aggregation import LearningRateMetric, MeanMetric, PerplexityMetric
+from torchtally.metrics.calibration import CalibrationErrorMetric
 from torchtally.metrics.classification import (
     AccuracyMetric,
     ConfusionMatrixMetric,
@@ -22,11 +23,21 @@ from torchtally.metrics.classification import (
 from torchtally.metrics.collection import MetricCollection
 from torchtally.metrics.ranking import AUCMetric, AUROCMetric, PrecisionAtKMetric, RecallAtKMetric
 from torchtally.metrics.regression import MAEMetric, MSEMetric, R2ScoreMetric, SMAPEMetric
+from torchtally.metrics.retrieval import (
+    RetrievalHitRateMetric,
+    RetrievalMAPMetric,
+    RetrievalMRRMetric,
+    RetrievalNDCGMetric,
+    RetrievalPrecisionMetric,
+    RetrievalRecallMetric,
+    RetrievalRPrecisionMetric,
+)
 
 __all__ = [
     "AUCMetric",
     "AUROCMetric",
     "AccuracyMetric",
+    "CalibrationErrorMetric",
     "ConfusionMatrixMetric",
     "DiceCoefficientMetric",
     "F1ScoreMetric",
@@ -47,6 +58,13 @@ __all__ = [
     "RecallAtKMetric",
     "RecallMetric",
     "Reduction",
+    "RetrievalHitRateMetric",
+    "RetrievalMAPMetric",
+    "RetrievalMRRMetric",
+    "RetrievalNDCGMetric",
+    "RetrievalPrecisionMetric",
+    "RetrievalRPrecisionMetric",
+    "RetrievalRecallMetric",
     "SMAPEMetric",
     "TopKAccuracyMetric",
 ]

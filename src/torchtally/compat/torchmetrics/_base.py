@@ -1,0 +1,152 @@
+"""The base of every compatible metric: TorchMetrics' API over torchtally's state model.
+
+A compatible metric describes one batch as a dict of statistics shaped like its registered
+states (`_batch`), and its value as a function of such a dict (`_value`). Then
+
+* `update` folds the batch statistics into the states by their reductions (in place);
+* `forward` computes the batch statistics once, folds them in and returns `_value(batch)`: the
+  batch value TorchMetrics' `forward` returns, without a second update pass;
+* `compute` is `_value(states)`, synced under torch.distributed by the torchtally base.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from torchtally.metrics._base import Metric as _TallyMetric
+
+__all__ = ["Metric"]
+
+#: TorchMetrics keyword arguments that have no effect here (syncing is one collective anyway).
+_ACCEPTED_NOOPS = (
+    "compute_on_cpu",
+    "dist_sync_on_step",
+    "dist_sync_fn",
+    "distributed_available_fn",
+)
+
+
+class _Batch(dict):  # type: ignore[type-arg]
+    """Statistics of one batch, already computed (lets `forward` reuse them in `update`)."""
+
+
+class Metric(_TallyMetric):
+    """A torchtally metric with TorchMetrics' calling conventions.
+
+    Subclasses register states and implement `_batch(*inputs) -> dict` and
+    `_value(states) -> value`. `update`, `forward`, `compute`, `reset`, `clone` and `plot`
+    follow TorchMetrics; state is preallocated, so everything traces without host syncs.
+
+    Args:
+        sync_on_compute: Sync the state over the process group in `compute` (default True).
+        process_group: The process group to sync over (None: the default group).
+        name: torchtally's metric name (defaults to the class name in snake case).
+    """
+
+    is_differentiable: bool | None = None
+    higher_is_better: bool | None = None
+    full_state_update: bool | None = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        name = kwargs.pop("name", None)
+        sync_on_compute = kwargs.pop("sync_on_compute", True)
+        process_group = kwargs.pop("process_group", None)
+        for key in _ACCEPTED_NOOPS:
+            kwargs.pop(key, None)
+        if kwargs:
+            raise ValueError(
+                f"Unexpected keyword arguments for {type(self).__name__}: {sorted(kwargs)}. "
+                "Accepted: sync_on_compute, process_group, name and the metric's own arguments."
+            )
+        super().__init__(name)
+        if not isinstance(sync_on_compute, bool):
+            raise ValueError(
+                "Argument `sync_on_compute` must be a bool. "
+                f"Received: sync_on_compute={sync_on_compute!r}"
+            )
+        self.sync_on_compute = sync_on_compute
+        self.process_group = process_group
+
+    # ----------------------------------------------------------- what subclasses write
+
+    def _batch(self, *args: Any, **kwargs: Any) -> dict[str, Tensor]:
+        raise NotImplementedError
+
+    def _value(self, state: Mapping[str, Tensor]) -> Any:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------------ the API
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        """Fold one batch into the state (tensor ops only)."""
+        batch: dict[str, Tensor]
+        if len(args) == 1 and not kwargs and isinstance(args[0], _Batch):
+            batch = args[0]
+        else:
+            batch = self._batch(*args, **kwargs)
+        self._fold(batch)
+
+    def _fold(self, batch: Mapping[str, Tensor]) -> None:
+        for name, value in batch.items():
+            state: Tensor = getattr(self, name)
+            reduction = self._reductions[name]
+            if reduction == "sum":
+                state.add_(value.to(state.dtype))
+            elif reduction == "max":
+                state.copy_(torch.maximum(state, value.to(state.dtype)))
+            elif reduction == "min":
+                state.copy_(torch.minimum(state, value.to(state.dtype)))
+            else:
+                raise TypeError(f"state {name!r} with reduction {reduction!r} cannot be folded")
+
+    def compute(self) -> Any:
+        """The value over everything seen since the last reset."""
+        return self._value({name: getattr(self, name) for name in self.state_names()})
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Update with the batch and return the metric's value on this batch alone."""
+        batch = _Batch(self._batch(*args, **kwargs))
+        self.update(batch)
+        self.check_errors()
+        return self._value({k: v for k, v in batch.items() if not k.startswith("_")})
+
+    def clone(self, *args: Any, **kwargs: Any) -> Metric:
+        """An independent deep copy (state included), as TorchMetrics' `clone`."""
+        return copy.deepcopy(self)
+
+    def plot(self, val: Any = None, ax: Any = None) -> tuple[Any, Any]:
+        """Plot one value (or a sequence of values) with matplotlib; returns `(figure, axes)`.
+
+        A scalar is drawn as a point, a vector as bars per class, a matrix as an image and a
+        sequence of scalars as a line over steps.
+        """
+        import matplotlib.pyplot as plt
+
+        value = self.compute() if val is None else val
+        if ax is None:
+            fig, ax = plt.subplots()
+        else:
+            fig = ax.get_figure()
+        name = type(self).__name__
+        if isinstance(value, Sequence) and not isinstance(value, Tensor):
+            ys = [float(torch.as_tensor(v).float().mean()) for v in value]
+            ax.plot(range(len(ys)), ys, marker="o")
+            ax.set_xlabel("step")
+        else:
+            tensor = torch.as_tensor(value).detach().cpu().float()
+            if tensor.dim() == 0:
+                ax.plot([0], [float(tensor)], marker="o")
+                ax.set_xticks([])
+            elif tensor.dim() == 1:
+                ax.bar(range(tensor.numel()), tensor.tolist())
+                ax.set_xlabel("class")
+            else:
+                image = ax.imshow(tensor.reshape(-1, tensor.shape[-1]).numpy())
+                fig.colorbar(image, ax=ax)
+        ax.set_title(name)
+        return fig, ax

@@ -1,0 +1,411 @@
+"""Confusion-matrix statistics with TorchMetrics 1.9's input conventions, without host syncs.
+
+Every classification metric of the compatibility layer keeps one confusion matrix as its state:
+`(2, 2)` for binary, `(C, C)` for multiclass (rows: target, columns: prediction) and
+`(L, 2, 2)` for multilabel. Accuracy, precision, recall, F-beta, specificity, Hamming distance,
+stat scores, Jaccard, Matthews and Cohen's kappa are all functions of it, so a batch folds in
+with a single `index_add_` and the state syncs with one summed collective.
+
+TorchMetrics' conventions that these functions reproduce:
+
+* the argument order is `(preds, target)`;
+* float binary/multilabel predictions outside [0, 1] are logits and go through a sigmoid, decided
+  per batch over the whole tensor (here with `torch.where`, never a host read), then `> threshold`;
+* multiclass scores are `(N, C, ...)` (class dimension 1, as in NCHW) and reduced by argmax; with
+  `top_k > 1` a sample whose target is among its top k scores counts as predicting the target,
+  otherwise as predicting its top-1 class (TorchMetrics 1.9's refinement);
+* positions whose target equals `ignore_index` are left out of every count.
+
+Invalid values (a target that is neither a class nor `ignore_index`, an integer prediction out of
+range) are left out of the counts and counted separately, so the metric can raise at compute.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+__all__ = [
+    "binary_confmat_update",
+    "cohen_kappa_from_confmat",
+    "confmat_normalize",
+    "exact_match_update",
+    "jaccard_from_confmat",
+    "matthews_from_confmat",
+    "multiclass_confmat_update",
+    "multilabel_confmat_update",
+    "reduce_stat_scores",
+    "safe_divide",
+    "sigmoid_if_logits",
+    "stat_scores_from_confmat",
+    "weighted_average",
+]
+
+
+def sigmoid_if_logits(preds: Tensor) -> Tensor:
+    """Probabilities from `preds`: the sigmoid if any value lies outside [0, 1], else `preds`.
+
+    The decision is per call over the whole tensor (as TorchMetrics does), made with
+    `torch.where` so it never reads the tensor on the host.
+
+    Example:
+        >>> sigmoid_if_logits(torch.tensor([0.2, 0.9]))
+        tensor([0.2000, 0.9000])
+        >>> sigmoid_if_logits(torch.tensor([-2.0, 3.0])).round(decimals=3)
+        tensor([0.1190, 0.9530])
+    """
+    inside = ((preds >= 0) & (preds <= 1)).all()
+    return torch.where(inside, preds, preds.sigmoid())
+
+
+def _binary_predictions(preds: Tensor, threshold: float) -> tuple[Tensor, Tensor]:
+    """0/1 predictions (int64) and a mask of the valid ones (integer predictions must be 0/1)."""
+    if preds.is_floating_point():
+        predicted = (sigmoid_if_logits(preds) > threshold).long()
+        return predicted, torch.ones_like(predicted, dtype=torch.bool)
+    predicted = preds.long()
+    valid = (predicted == 0) | (predicted == 1)
+    return predicted.clamp(0, 1), valid
+
+
+def _targets(target: Tensor, high: int, ignore_index: int | None) -> tuple[Tensor, Tensor, Tensor]:
+    """Clamped targets, the mask of counted positions and the count of invalid targets."""
+    in_range = (target >= 0) & (target < high)
+    if target.is_floating_point():
+        # Float 0./1. targets are accepted (BCE-style); 0.7 is an error, not a truncated 0.
+        in_range = in_range & (target == target.floor())
+    target = target.long()
+    if ignore_index is None:
+        return target.clamp(0, high - 1), in_range, (~in_range).sum()
+    # An ignore_index inside the class range still removes those positions (TorchMetrics).
+    ignored = target == ignore_index
+    counted = in_range & ~ignored
+    return target.clamp(0, high - 1), counted, (~in_range & ~ignored).sum()
+
+
+def binary_confmat_update(
+    preds: Tensor, target: Tensor, threshold: float = 0.5, ignore_index: int | None = None
+) -> tuple[Tensor, Tensor]:
+    """The `(2, 2)` int64 confusion matrix of one binary batch and the count of invalid values.
+
+    Example:
+        >>> binary_confmat_update(torch.tensor([0.9, 0.2, 0.7]), torch.tensor([1, 0, 0]))[0]
+        tensor([[1, 1],
+                [0, 1]])
+    """
+    predicted, valid_pred = _binary_predictions(preds, threshold)
+    target_c, counted, invalid = _targets(target, 2, ignore_index)
+    keep = (counted & valid_pred).reshape(-1).long()
+    index = (target_c * 2 + predicted).reshape(-1)
+    confmat = torch.zeros(4, dtype=torch.int64, device=preds.device).index_add_(0, index, keep)
+    return confmat.view(2, 2), invalid + (~valid_pred).sum()
+
+
+def _multiclass_predictions(
+    preds: Tensor, target: Tensor, num_classes: int, top_k: int
+) -> tuple[Tensor, Tensor]:
+    """Predicted class per position (flat) and a mask of the valid integer predictions."""
+    if preds.dim() == target.dim() + 1:
+        scores = preds.movedim(1, -1).reshape(-1, num_classes)
+        if top_k == 1:
+            predicted = scores.argmax(-1)
+        else:
+            top = scores.topk(top_k, dim=-1).indices
+            flat_target = target.reshape(-1, 1).long()
+            hit = (top == flat_target).any(-1)
+            predicted = torch.where(hit, flat_target.squeeze(-1), top[:, 0])
+        return predicted, torch.ones_like(predicted, dtype=torch.bool)
+    predicted = preds.reshape(-1).long()
+    valid = (predicted >= 0) & (predicted < num_classes)
+    return predicted.clamp(0, num_classes - 1), valid
+
+
+def multiclass_confmat_update(
+    preds: Tensor,
+    target: Tensor,
+    num_classes: int,
+    top_k: int = 1,
+    ignore_index: int | None = None,
+) -> tuple[Tensor, Tensor]:
+    """The `(C, C)` int64 confusion matrix (rows: target) of one batch and the invalid count.
+
+    Example:
+        >>> scores = torch.tensor([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]])
+        >>> multiclass_confmat_update(scores, torch.tensor([1, 1, 0]), 2)[0]
+        tensor([[0, 1],
+                [1, 1]])
+    """
+    predicted, valid_pred = _multiclass_predictions(preds, target, num_classes, top_k)
+    target_c, counted, invalid = _targets(target.reshape(-1), num_classes, ignore_index)
+    keep = (counted & valid_pred).long()
+    index = target_c * num_classes + predicted
+    confmat = torch.zeros(num_classes * num_classes, dtype=torch.int64, device=preds.device)
+    confmat.index_add_(0, index, keep)
+    return confmat.view(num_classes, num_classes), invalid + (~valid_pred).sum()
+
+
+def _labels_last(x: Tensor, num_labels: int) -> Tensor:
+    """`(N, L, ...)` to `(rows, L)`: every extra position is one more row."""
+    return x.movedim(1, -1).reshape(-1, num_labels)
+
+
+def multilabel_confmat_update(
+    preds: Tensor,
+    target: Tensor,
+    num_labels: int,
+    threshold: float = 0.5,
+    ignore_index: int | None = None,
+) -> tuple[Tensor, Tensor]:
+    """The `(L, 2, 2)` int64 per-label confusion matrices of one batch and the invalid count.
+
+    Example:
+        >>> preds = torch.tensor([[0.9, 0.1], [0.8, 0.6]])
+        >>> multilabel_confmat_update(preds, torch.tensor([[1, 0], [0, 1]]), 2)[0][1]
+        tensor([[1, 0],
+                [0, 1]])
+    """
+    predicted, valid_pred = _binary_predictions(preds, threshold)
+    target_c, counted, invalid = _targets(target, 2, ignore_index)
+    predicted = _labels_last(predicted, num_labels)
+    keep = _labels_last(counted & valid_pred, num_labels).long()
+    label = torch.arange(num_labels, device=preds.device)
+    index = label * 4 + _labels_last(target_c, num_labels) * 2 + predicted
+    confmat = torch.zeros(num_labels * 4, dtype=torch.int64, device=preds.device)
+    confmat.index_add_(0, index.reshape(-1), keep.reshape(-1))
+    return confmat.view(num_labels, 2, 2), invalid + (~valid_pred).sum()
+
+
+def exact_match_update(
+    preds: Tensor,
+    target: Tensor,
+    num_classes: int,
+    *,
+    multilabel: bool,
+    threshold: float = 0.5,
+    ignore_index: int | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Correct and total sample counts (int64, 0-d) of one batch, plus the invalid count.
+
+    Multiclass: a sample `(N, ...)` is correct when every non-ignored position is right.
+    Multilabel: every `(sample, extra position)` row of labels is one sample, correct when all
+    of its non-ignored labels are right (TorchMetrics' "global" convention).
+    """
+    if multilabel:
+        predicted, valid_pred = _binary_predictions(preds, threshold)
+        target_c, counted, invalid = _targets(target, 2, ignore_index)
+        right = (predicted == target_c) | ~counted
+        rows = _labels_last(right, num_classes).all(-1)
+        return rows.sum(), torch.tensor(rows.numel(), device=preds.device), invalid
+    if preds.dim() == target.dim() + 1:
+        predicted = preds.argmax(1)
+        valid_pred = torch.ones_like(predicted, dtype=torch.bool)
+    else:
+        predicted = preds.long()
+        valid_pred = (predicted >= 0) & (predicted < num_classes)
+    target_c, counted, invalid = _targets(target, num_classes, ignore_index)
+    right = ((predicted == target_c) & valid_pred) | ~counted
+    samples = right.reshape(right.shape[0], -1).all(-1)
+    total = torch.tensor(samples.numel(), device=preds.device)
+    return samples.sum(), total, invalid + (~valid_pred).sum()
+
+
+# --------------------------------------------------------------------------- reductions
+
+
+def safe_divide(num: Tensor, denom: Tensor, zero_division: float = 0.0) -> Tensor:
+    """`num / denom` in floating point, `zero_division` where `denom` is 0."""
+    num = num if num.is_floating_point() else num.float()
+    denom = denom if denom.is_floating_point() else denom.float()
+    return torch.where(denom != 0, num / denom, torch.full_like(num, zero_division))
+
+
+def stat_scores_from_confmat(confmat: Tensor, task: str) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """`(tp, fp, tn, fn)`: 0-d for binary, `(C,)` per class or label otherwise."""
+    if task == "binary":
+        return confmat[1, 1], confmat[0, 1], confmat[0, 0], confmat[1, 0]
+    if task == "multilabel":
+        return confmat[:, 1, 1], confmat[:, 0, 1], confmat[:, 0, 0], confmat[:, 1, 0]
+    tp = confmat.diagonal()
+    fp = confmat.sum(0) - tp
+    fn = confmat.sum(1) - tp
+    tn = confmat.sum() - (tp + fp + fn)
+    return tp, fp, tn, fn
+
+
+def weighted_average(
+    score: Tensor,
+    average: str | None,
+    *,
+    multilabel: bool,
+    tp: Tensor,
+    fp: Tensor,
+    fn: Tensor,
+    top_k: int = 1,
+) -> Tensor:
+    """Average per-class scores: `macro` over classes that occur (in target or predictions;
+    in the target only when `top_k > 1`; every label for multilabel), `weighted` by support."""
+    if average is None or average == "none":
+        return score
+    if average == "weighted":
+        weights = (tp + fn).to(score.dtype)
+    else:
+        weights = torch.ones_like(score)
+        if not multilabel:
+            absent = (tp + fp + fn == 0) if top_k == 1 else (tp + fn == 0)
+            weights = torch.where(absent, 0.0, weights)
+    return safe_divide(weights * score, weights.sum(-1, keepdim=True)).sum(-1)
+
+
+def reduce_stat_scores(
+    kind: str,
+    confmat: Tensor,
+    task: str,
+    average: str | None,
+    *,
+    top_k: int = 1,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+) -> Tensor:
+    """One of accuracy, precision, recall, fbeta, specificity, hamming from a confusion matrix,
+    averaged as TorchMetrics does for `task` (`average="binary"` is implied for binary)."""
+    tp, fp, tn, fn = stat_scores_from_confmat(confmat, task)
+    multilabel = task == "multilabel"
+    if task == "binary":
+        average = "binary"
+    if average == "micro":
+        tp, fp, tn, fn = tp.sum(), fp.sum(), tn.sum(), fn.sum()
+    beta2 = beta * beta
+    if kind in ("accuracy", "hamming"):
+        exact = multilabel or average == "binary"
+        score = safe_divide(tp + tn, tp + tn + fp + fn) if exact else safe_divide(tp, tp + fn)
+        if kind == "hamming":
+            score = 1 - score
+    elif kind == "precision":
+        score = safe_divide(tp, tp + fp, zero_division)
+    elif kind == "recall":
+        score = safe_divide(tp, tp + fn, zero_division)
+    elif kind == "fbeta":
+        score = safe_divide((1 + beta2) * tp, (1 + beta2) * tp + beta2 * fn + fp, zero_division)
+    elif kind == "specificity":
+        score = safe_divide(tn, tn + fp)
+    else:
+        raise ValueError(f"Unknown statistic {kind!r}")
+    if average in ("binary", "micro"):
+        return score
+    # TorchMetrics passes top_k to the macro weighting for accuracy, precision and recall only.
+    weight_top_k = top_k if kind in ("accuracy", "precision", "recall") else 1
+    return weighted_average(
+        score, average, multilabel=multilabel, tp=tp, fp=fp, fn=fn, top_k=weight_top_k
+    )
+
+
+def stat_scores_table(confmat: Tensor, task: str, average: str | None) -> Tensor:
+    """TorchMetrics' `[tp, fp, tn, fn, support]` table, averaged over classes as asked."""
+    tp, fp, tn, fn = stat_scores_from_confmat(confmat, task)
+    table = torch.stack([tp, fp, tn, fn, tp + fn], dim=-1)
+    if task == "binary" or average is None or average == "none":
+        return table
+    if average == "micro":
+        return table.sum(0)
+    if average == "macro":
+        return table.float().mean(0)
+    weight = tp + fn
+    return (table * (weight / weight.sum()).reshape(-1, 1)).sum(0)
+
+
+def confmat_normalize(confmat: Tensor, normalize: str | None) -> Tensor:
+    """Normalize over targets (`true`), predictions (`pred`) or everything (`all`); 0/0 is 0."""
+    if normalize is None or normalize == "none":
+        return confmat
+    confmat = confmat.float()
+    dims = {"true": (-1,), "pred": (-2,), "all": (-2, -1)}[normalize]
+    scaled = confmat / confmat.sum(dim=dims, keepdim=True)
+    return torch.nan_to_num(scaled, nan=0.0)
+
+
+def jaccard_from_confmat(
+    confmat: Tensor,
+    task: str,
+    average: str | None,
+    ignore_index: int | None = None,
+    zero_division: float = 0.0,
+) -> Tensor:
+    """Intersection over union per class (or label), averaged as TorchMetrics' JaccardIndex."""
+    confmat = confmat.float()
+    if task == "binary":
+        return safe_divide(
+            confmat[1, 1], confmat[0, 1] + confmat[1, 0] + confmat[1, 1], zero_division
+        )
+    multilabel = task == "multilabel"
+    ignore_in = not multilabel and ignore_index is not None and 0 <= ignore_index < confmat.shape[0]
+    if multilabel:
+        num = confmat[:, 1, 1]
+        denom = confmat[:, 1, 1] + confmat[:, 0, 1] + confmat[:, 1, 0]
+    else:
+        num = confmat.diagonal()
+        denom = confmat.sum(0) + confmat.sum(1) - num
+    if average == "micro":
+        num = num.sum()
+        denom = denom.sum() - (denom[ignore_index] if ignore_in else 0.0)
+    score = safe_divide(num, denom, zero_division)
+    if average is None or average in ("none", "micro"):
+        return score
+    if average == "weighted":
+        weights = confmat[:, 1, 1] + confmat[:, 1, 0] if multilabel else confmat.sum(1)
+    else:
+        weights = torch.ones_like(score)
+        if ignore_in:
+            weights[ignore_index] = 0.0
+        if not multilabel:
+            weights = torch.where(confmat.sum(1) + confmat.sum(0) == 0, 0.0, weights)
+    return (weights * score / weights.sum()).sum()
+
+
+def matthews_from_confmat(confmat: Tensor) -> Tensor:
+    """Matthews correlation from a `(C, C)` (or `(L, 2, 2)`, summed) confusion matrix, with
+    TorchMetrics 1.9's special cases for degenerate binary matrices, chosen by `torch.where`."""
+    if confmat.dim() == 3:
+        confmat = confmat.sum(0)
+    counts = confmat.float()
+    tk, pk = counts.sum(-1), counts.sum(-2)
+    c, s = counts.trace(), counts.sum()
+    numerator = c * s - (tk * pk).sum()
+    denom = (s * s - (pk * pk).sum()) * (s * s - (tk * tk).sum())
+    general = torch.where(denom == 0, 0.0, numerator / denom.sqrt())
+    if confmat.numel() != 4:
+        return general
+    tn, fp, fn, tp = counts.reshape(-1)
+    eps = torch.finfo(torch.float32).eps
+    root_eps = eps**0.5
+    # TorchMetrics' chain for a zero denominator, first match wins.
+    cases = [
+        ((fn == 0) & (tn == 0), root_eps * (tp - fp)),
+        ((fp == 0) & (tn == 0), root_eps * (tp - fn)),
+        ((tp == 0) & (fn == 0), root_eps * (tn - fp)),
+        ((tp == 0) & (fp == 0), root_eps * (tn - fn)),
+        (tp == 0, tn - fp * fn),
+        (tn == 0, tp - fp * fn),
+        ((fp == 0) | (fn == 0), tp * tn),
+    ]
+    eps_denom = (tp + fp + eps) * (tp + fn + eps) * (tn + fp + eps) * (tn + fn + eps)
+    degenerate = torch.zeros_like(general)
+    for condition, value in reversed(cases):
+        degenerate = torch.where(condition, value / eps_denom.sqrt(), degenerate)
+    value = torch.where(denom == 0, degenerate, general)
+    value = torch.where((tp + tn == 0) & (fp + fn != 0), -1.0, value)
+    return torch.where((tp + tn != 0) & (fp + fn == 0), 1.0, value)
+
+
+def cohen_kappa_from_confmat(confmat: Tensor, weights: str | None = None) -> Tensor:
+    """Cohen's kappa from a `(C, C)` confusion matrix, unweighted, `linear` or `quadratic`."""
+    counts = confmat.float()
+    n = counts.shape[0]
+    expected = counts.sum(1, keepdim=True) @ counts.sum(0, keepdim=True) / counts.sum()
+    grid = torch.arange(n, dtype=counts.dtype, device=counts.device).expand(n, n)
+    if weights is None or weights == "none":
+        w = 1.0 - torch.eye(n, dtype=counts.dtype, device=counts.device)
+    elif weights == "linear":
+        w = (grid - grid.T).abs()
+    else:
+        w = (grid - grid.T) ** 2
+    return 1 - (w * counts).sum() / (w * expected).sum()
