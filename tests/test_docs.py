@@ -175,3 +175,11 @@ def test_built_site_has_an_anchor_for_every_public_name(tmp_path: Path, pages: l
             if f'id="{page.module}.{member}"' not in html:
                 missing.append(f"{page.module}.{member}")
     assert not missing, f"names without an entry on their reference page: {missing}"
+
+
+def test_torchmetrics_page_links_the_compat_reference_only_when_built() -> None:
+    with_compat = [reference.ReferencePage(reference.COMPAT, ("Accuracy",))]
+    linked = reference.compat_sentence(with_compat, "torchmetrics.md")
+    assert f"(reference/{reference.COMPAT}.md)" in linked
+    assert "reference/" not in reference.compat_sentence([], "torchmetrics.md")
+    assert "(../reference/" in reference.compat_sentence(with_compat, "guide/torchmetrics.md")
