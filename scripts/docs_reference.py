@@ -160,7 +160,8 @@ def compat_sentence(pages: list[ReferencePage], page_url: str) -> str:
         depth = page_url.count("/")
         prefix = "../" * depth
         return (
-            f"Its full signatures are in the [`{COMPAT}` reference]({prefix}reference/{COMPAT}.md)."
+            "This build includes it: its classes and signatures are in the "
+            f"[`{COMPAT}` reference]({prefix}reference/{COMPAT}.md)."
         )
     return (
         f"`{COMPAT}` is not part of this build; this section describes the surface it is "
