@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 # torch first, pinned: this machine carries the 2.13.0 CPU wheel; any looser spec pulls a CUDA build.
 TORCH := torch==2.13.0
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit bench clean docs
 
 $(VENV)/.base:
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +33,11 @@ typecheck: $(VENV)/.dev
 unit: $(VENV)/.dev
 	$(PY) -m pytest -q
 
-test: lint typecheck unit
+# The docs site into site/, warnings as errors (API reference generated from docstrings).
+docs: $(VENV)/.dev
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
+
+test: lint typecheck unit docs
 
 bench: $(VENV)/.dev
 	$(PY) -m benchmarks run
