@@ -36,6 +36,8 @@ class AccuracyMetric(Metric):
         tensor(0.6667, dtype=torch.float64)
     """
 
+    result_dtype = torch.float32  # as cstorch
+
     error_kinds = ("non-finite predictions", "negative weights")
 
     def __init__(
@@ -43,8 +45,8 @@ class AccuracyMetric(Metric):
     ) -> None:
         super().__init__(name, check_values=check_values)
         self.threshold = float(threshold)
-        self.register_state("correct", torch.zeros((), dtype=torch.float64), persistent=True)
-        self.register_state("total", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("correct", torch.zeros((), dtype=torch.float64))
+        self.register_state("total", torch.zeros((), dtype=torch.float64))
 
     def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
         """Count one batch.
