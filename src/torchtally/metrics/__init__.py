@@ -5,7 +5,7 @@ state tensors without reading them, `compute` returns the value, `metric(...)` d
 """
 
 from torchtally._errors import MetricValueError
-from torchtally.metrics._base import Metric, Reduction
+from torchtally.metrics._base import Metric, Reduction, compute_all_metrics, get_all_metrics
 from torchtally.metrics.aggregation import LearningRateMetric, MeanMetric, PerplexityMetric
 from torchtally.metrics.calibration import CalibrationErrorMetric
 from torchtally.metrics.classification import (
@@ -77,4 +77,6 @@ __all__ = [
     "RetrievalRecallMetric",
     "SMAPEMetric",
     "TopKAccuracyMetric",
+    "compute_all_metrics",
+    "get_all_metrics",
 ]

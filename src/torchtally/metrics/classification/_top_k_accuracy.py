@@ -52,8 +52,8 @@ class TopKAccuracyMetric(Metric):
         check_int("k", k, 1)
         super().__init__(name, check_values=check_values)
         self.k = k
-        self.register_state("hits", torch.zeros((), dtype=torch.float64), persistent=True)
-        self.register_state("total", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("hits", torch.zeros((), dtype=torch.float64))
+        self.register_state("total", torch.zeros((), dtype=torch.float64))
 
     def shared_statistic(self) -> Hashable:
         """`("top_k_hits", k, check_values)`."""

@@ -27,8 +27,8 @@ class _MeanErrorMetric(Metric):
 
     def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:
         super().__init__(name, check_values=check_values)
-        self.register_state("error_sum", torch.zeros((), dtype=torch.float64), persistent=True)
-        self.register_state("count", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("error_sum", torch.zeros((), dtype=torch.float64))
+        self.register_state("count", torch.zeros((), dtype=torch.float64))
 
     @staticmethod
     @abstractmethod
