@@ -234,3 +234,32 @@ def test_warm_restarts_equal_cerebras_in_the_first_cycle_only(cs_optim: Any) -> 
         reference.step()
         torch_rates.append(opt.param_groups[0]["lr"])
     assert got[1:] == pytest.approx(torch_rates, rel=1e-5)
+
+
+def test_scale_per_param_equals_cerebras(cs_optim: Any) -> None:
+    def groups() -> list[dict[str, Any]]:
+        g = torch.Generator().manual_seed(3)
+        return [
+            {"params": [torch.nn.Parameter(torch.randn(2, generator=g))]},
+            {
+                "params": [torch.nn.Parameter(torch.randn(3, generator=g))],
+                "adjust_learning_rate": 0.25,
+            },
+            {
+                "params": [torch.nn.Parameter(torch.randn(1, generator=g))],
+                "adjust_learning_rate": 2.0,
+            },
+        ]
+
+    kwargs = {"initial_learning_rate": 0.1, "end_learning_rate": 0.01, "total_iters": 50}
+    sequences = []
+    for module, optim_module in ((cs_optim.lr_scheduler, cs_optim), (optim.lr_scheduler, optim)):
+        opt = optim_module.SGD(groups(), lr=0.5)
+        scheduler = module.ScalePerParamLR(opt, module.CosineDecayLR(opt, **kwargs))
+        rates = []
+        for _ in range(80):
+            opt.step()
+            scheduler.step()
+            rates.append([float(group["lr"]) for group in opt.param_groups])
+        sequences.append(rates)
+    assert sequences[1] == [pytest.approx(r, rel=RTOL) for r in sequences[0]]
