@@ -60,11 +60,14 @@ class ScalePerParamLR(LRScheduler):
 
     def get_lr(self) -> list[float | Tensor]:
         """The wrapped rate times each group's factor, one per parameter group."""
+        return list(self._scaled())
+
+    def _scaled(self) -> list[Tensor]:
         lr = self._closed_form_checked()
         return [lr * scale for scale in self.adjustment_scalars]
 
     def _apply_lr(self) -> None:
-        rates = self.get_lr()
+        rates = self._scaled()
         for group, rate in zip(self.optimizer.param_groups, rates):
             if isinstance(group["lr"], Tensor):
                 group["lr"].copy_(rate)
