@@ -224,6 +224,9 @@ def as_csx() -> Any:
 def module(name: str) -> types.ModuleType:
     """Import ``cerebras.pytorch.<name>`` (e.g. ``"metrics"``) from the real sources."""
     cs = load()
+    if name.split(".")[0] == "optim":
+        # Schedulers call `cstorch.amp.update_if_finite` on every step.
+        module("amp")
     mod = importlib.import_module(f"cerebras.pytorch.{name}")
     head = name.split(".")[0]
     setattr(cs, head, importlib.import_module(f"cerebras.pytorch.{head}"))
