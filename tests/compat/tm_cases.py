@@ -469,3 +469,23 @@ def facade_cases() -> list[Case]:
 
 
 CASES += facade_cases()
+
+
+def curve_cases() -> list[Case]:
+    cases = []
+    for name in (
+        "BinaryAUROC",
+        "BinaryAveragePrecision",
+        "BinaryROC",
+        "BinaryPrecisionRecallCurve",
+    ):
+        for kind, ignore in itertools.product(("probs", "logits", "multidim"), (None, -1)):
+            for thresholds in (5, 101, [0.1, 0.5, 0.9]):
+                kwargs = {"thresholds": thresholds, "ignore_index": ignore}
+                cases.append(
+                    Case(f"{name}[{kind}|{kwargs}]", name, kwargs, _batches("binary", kind, ignore))
+                )
+    return cases
+
+
+CASES += curve_cases()

@@ -2,5 +2,17 @@
 
 from torchtally.compat.torchmetrics.classification._classes import *  # noqa: F403
 from torchtally.compat.torchmetrics.classification._classes import __all__ as _classes_all
+from torchtally.compat.torchmetrics.classification._curves import (
+    BinaryAUROC,
+    BinaryAveragePrecision,
+    BinaryPrecisionRecallCurve,
+    BinaryROC,
+)
 
-__all__ = list(_classes_all)
+__all__ = [
+    *_classes_all,
+    "BinaryAUROC",
+    "BinaryAveragePrecision",
+    "BinaryPrecisionRecallCurve",
+    "BinaryROC",
+]

@@ -1,0 +1,175 @@
+"""TorchMetrics' binary curve metrics in binned mode: one `(T, 2, 2)` confusion matrix per
+threshold, so memory is constant, the update is one `index_add_` and the sync one collective.
+
+`thresholds` is an int (that many evenly spaced thresholds in [0, 1]), a list of floats or a
+1-D tensor, as in TorchMetrics. TorchMetrics' exact mode (`thresholds=None`) keeps every score
+in a growing list; it is refused here with a pointer to the alternatives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from torchtally.compat.torchmetrics._base import Metric
+from torchtally.compat.torchmetrics.functional._stat_scores import safe_divide
+
+__all__ = ["BinaryAUROC", "BinaryAveragePrecision", "BinaryPrecisionRecallCurve", "BinaryROC"]
+
+
+def _thresholds(thresholds: Any) -> Tensor:
+    if thresholds is None:
+        raise ValueError(
+            "Argument `thresholds` must be an int >= 2, a list of floats in [0, 1] or a 1-D "
+            "tensor: the exact mode (thresholds=None) keeps every score in an unbounded state. "
+            "Use e.g. thresholds=1000, or torchtally.metrics.AUROCMetric for exact AUROC with a "
+            "preallocated capacity. Received: thresholds=None"
+        )
+    if isinstance(thresholds, bool) or not isinstance(thresholds, (int, list, Tensor)):
+        raise ValueError(
+            "Argument `thresholds` must be an int, a list of floats or a tensor. "
+            f"Received: thresholds={thresholds!r}"
+        )
+    if isinstance(thresholds, int):
+        if thresholds < 2:
+            raise ValueError(
+                f"Argument `thresholds` must be an integer >= 2. Received: thresholds={thresholds}"
+            )
+        return torch.linspace(0, 1, thresholds)
+    values = torch.as_tensor(thresholds, dtype=torch.float32)
+    if values.dim() != 1 or not bool(((values >= 0) & (values <= 1)).all()):
+        raise ValueError(
+            "Argument `thresholds` must be 1-D with values in [0, 1]. "
+            f"Received: thresholds={thresholds!r}"
+        )
+    return values
+
+
+class _BinaryBinnedCurve(Metric):
+    error_kinds = ("targets that are neither 0/1 nor ignore_index",)
+    is_differentiable = False
+
+    def __init__(
+        self,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        grid = _thresholds(thresholds)
+        if ignore_index is not None and (
+            not isinstance(ignore_index, int) or isinstance(ignore_index, bool)
+        ):
+            raise ValueError(
+                f"Argument `ignore_index` must be None or an integer. Received: ignore_index={ignore_index!r}"
+            )
+        super().__init__(**kwargs)
+        self.ignore_index, self.validate_args = ignore_index, validate_args
+        # The grid is configuration, not state: a buffer so it moves with the metric.
+        self.register_buffer("thresholds", grid, persistent=False)
+        self.register_state(
+            "confmat", torch.zeros(grid.numel(), 2, 2, dtype=torch.int64), True, "sum"
+        )
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        if not isinstance(preds, Tensor) or not preds.is_floating_point():
+            raise ValueError(
+                "Argument `preds` must be a float tensor of scores or logits (order: "
+                f"update(preds, target)). Received: {getattr(preds, 'dtype', type(preds).__name__)}"
+            )
+        if not isinstance(target, Tensor) or target.shape != preds.shape:
+            raise ValueError(
+                "Arguments `preds` and `target` must have the same shape. Received: preds "
+                f"{tuple(preds.shape)}, target {tuple(getattr(target, 'shape', ()))}"
+            )
+        p, t = preds.reshape(-1), target.reshape(-1)
+        binary = (t == 0) | (t == 1)
+        ignored = torch.zeros_like(binary) if self.ignore_index is None else t == self.ignore_index
+        counted = binary & ~ignored
+        # TorchMetrics decides logits over the counted scores only (after removing ignored ones).
+        inside = (((p >= 0) & (p <= 1)) | ~counted).all()
+        p = torch.where(inside, p, p.sigmoid())
+        grid = self.thresholds.to(p.dtype)
+        count = grid.numel()
+        above = (p.unsqueeze(-1) >= grid).long()
+        index = (
+            above
+            + 2 * t.long().clamp(0, 1).unsqueeze(-1)
+            + 4 * torch.arange(count, device=p.device)
+        )
+        weight = counted.long().unsqueeze(-1).expand(-1, count)
+        confmat = torch.zeros(count * 4, dtype=torch.int64, device=p.device)
+        confmat.index_add_(0, index.reshape(-1), weight.reshape(-1))
+        batch = {"confmat": confmat.view(count, 2, 2)}
+        if self.validate_args:
+            batch["_errors"] = (~binary & ~ignored).sum().reshape(1)
+        return batch
+
+    def _roc(self, confmat: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        tps, fps, fns, tns = confmat[:, 1, 1], confmat[:, 0, 1], confmat[:, 1, 0], confmat[:, 0, 0]
+        tpr = safe_divide(tps, tps + fns).flip(0)
+        fpr = safe_divide(fps, fps + tns).flip(0)
+        return fpr, tpr, self.thresholds.flip(0)
+
+    def _pr(self, confmat: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        tps, fps, fns = confmat[:, 1, 1], confmat[:, 0, 1], confmat[:, 1, 0]
+        nan = float("nan")
+        precision = safe_divide(tps, tps + fps, nan)
+        recall = safe_divide(tps, tps + fns, nan)
+        one = torch.ones(1, dtype=precision.dtype, device=precision.device)
+        return torch.cat([precision, one]), torch.cat([recall, one * 0]), self.thresholds.clone()
+
+
+class BinaryROC(_BinaryBinnedCurve):
+    """TorchMetrics' `BinaryROC` (binned): `(fpr, tpr, thresholds)`, thresholds descending."""
+
+    def _value(self, state: Mapping[str, Tensor]) -> tuple[Tensor, Tensor, Tensor]:
+        return self._roc(state["confmat"])
+
+
+class BinaryPrecisionRecallCurve(_BinaryBinnedCurve):
+    """TorchMetrics' `BinaryPrecisionRecallCurve` (binned): `(precision, recall, thresholds)`."""
+
+    def _value(self, state: Mapping[str, Tensor]) -> tuple[Tensor, Tensor, Tensor]:
+        return self._pr(state["confmat"])
+
+
+class BinaryAUROC(_BinaryBinnedCurve):
+    """TorchMetrics' `BinaryAUROC` (binned): the trapezoidal area under the binned ROC."""
+
+    higher_is_better = True
+
+    def __init__(
+        self,
+        max_fpr: float | None = None,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        if max_fpr is not None and max_fpr != 1:
+            raise ValueError(
+                "Argument `max_fpr` must be None or 1 here (partial AUC is not supported yet). "
+                f"Received: max_fpr={max_fpr!r}"
+            )
+        super().__init__(thresholds, ignore_index, validate_args, **kwargs)
+        self.max_fpr = max_fpr
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        fpr, tpr, _ = self._roc(state["confmat"])
+        return torch.trapezoid(tpr, fpr)
+
+
+class BinaryAveragePrecision(_BinaryBinnedCurve):
+    """TorchMetrics' `BinaryAveragePrecision` (binned): the step sum over the binned PR curve."""
+
+    higher_is_better = True
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        precision, recall, _ = self._pr(state["confmat"])
+        precision = torch.nan_to_num(precision, nan=0.0)
+        recall = torch.nan_to_num(recall, nan=0.0)
+        return -((recall[1:] - recall[:-1]) * precision[:-1]).sum()
