@@ -465,6 +465,18 @@ def facade_cases() -> list[Case]:
                     tm_top,
                 )
             )
+    for task in ("binary", "multiclass"):
+        kwargs = {"task": task, "num_classes": C, "thresholds": 50}
+        cases.append(
+            Case(
+                f"AUROC(task={task})",
+                "AUROC",
+                kwargs,
+                _batches(task, "logits", None),
+                ours_top,
+                tm_top,
+            )
+        )
     return cases
 
 
@@ -485,6 +497,24 @@ def curve_cases() -> list[Case]:
                 cases.append(
                     Case(f"{name}[{kind}|{kwargs}]", name, kwargs, _batches("binary", kind, ignore))
                 )
+    for kind, ignore, average in itertools.product(
+        ("probs", "logits", "nchw"), (None, 0, -100), ("macro", "weighted", "none")
+    ):
+        for thresholds in (5, 101):
+            kwargs = {
+                "num_classes": C,
+                "average": average,
+                "thresholds": thresholds,
+                "ignore_index": ignore,
+            }
+            cases.append(
+                Case(
+                    f"MulticlassAUROC[{kind}|{kwargs}]",
+                    "MulticlassAUROC",
+                    kwargs,
+                    _batches("multiclass", kind, ignore),
+                )
+            )
     return cases
 
 

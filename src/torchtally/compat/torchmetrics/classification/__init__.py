@@ -7,6 +7,7 @@ from torchtally.compat.torchmetrics.classification._curves import (
     BinaryAveragePrecision,
     BinaryPrecisionRecallCurve,
     BinaryROC,
+    MulticlassAUROC,
 )
 
 __all__ = [
@@ -15,4 +16,5 @@ __all__ = [
     "BinaryAveragePrecision",
     "BinaryPrecisionRecallCurve",
     "BinaryROC",
+    "MulticlassAUROC",
 ]

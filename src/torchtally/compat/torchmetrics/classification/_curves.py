@@ -17,7 +17,13 @@ from torch import Tensor
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.functional._stat_scores import safe_divide
 
-__all__ = ["BinaryAUROC", "BinaryAveragePrecision", "BinaryPrecisionRecallCurve", "BinaryROC"]
+__all__ = [
+    "BinaryAUROC",
+    "BinaryAveragePrecision",
+    "BinaryPrecisionRecallCurve",
+    "BinaryROC",
+    "MulticlassAUROC",
+]
 
 
 def _thresholds(thresholds: Any) -> Tensor:
@@ -173,3 +179,98 @@ class BinaryAveragePrecision(_BinaryBinnedCurve):
         precision = torch.nan_to_num(precision, nan=0.0)
         recall = torch.nan_to_num(recall, nan=0.0)
         return -((recall[1:] - recall[:-1]) * precision[:-1]).sum()
+
+
+class MulticlassAUROC(Metric):
+    """TorchMetrics' `MulticlassAUROC` (binned, one-vs-rest): a `(T, C, 2, 2)` state, scores
+    `(N, C, ...)` softmaxed when they are not probabilities, averaged macro/weighted/none."""
+
+    error_kinds = ("targets that are neither a class index nor ignore_index",)
+    higher_is_better = True
+    is_differentiable = False
+
+    def __init__(
+        self,
+        num_classes: int,
+        average: str | None = "macro",
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        if not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 2:
+            raise ValueError(
+                f"Argument `num_classes` must be an integer >= 2. Received: num_classes={num_classes!r}"
+            )
+        if average not in ("macro", "weighted", "none", None):
+            raise ValueError(
+                "Argument `average` must be one of ('macro', 'weighted', 'none', None). "
+                f"Received: average={average!r}"
+            )
+        grid = _thresholds(thresholds)
+        super().__init__(**kwargs)
+        self.num_classes, self.average = num_classes, average
+        self.ignore_index, self.validate_args = ignore_index, validate_args
+        self.register_buffer("thresholds", grid, persistent=False)
+        self.register_state(
+            "confmat",
+            torch.zeros(grid.numel(), num_classes, 2, 2, dtype=torch.int64),
+            True,
+            "sum",
+        )
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        classes = self.num_classes
+        if (
+            not isinstance(preds, Tensor)
+            or not preds.is_floating_point()
+            or preds.dim() != target.dim() + 1
+            or preds.shape[1] != classes
+        ):
+            raise ValueError(
+                f"Argument `preds` must be float scores of shape (N, {classes}, ...) for target "
+                f"(N, ...) (order: update(preds, target)). Received: preds "
+                f"{tuple(getattr(preds, 'shape', ()))}, target {tuple(target.shape)}"
+            )
+        scores = preds.movedim(1, -1).reshape(-1, classes)
+        t = target.reshape(-1).long()
+        in_range = (t >= 0) & (t < classes)
+        ignored = (
+            torch.zeros_like(in_range) if self.ignore_index is None else t == self.ignore_index
+        )
+        counted = in_range & ~ignored
+        inside = (((scores >= 0) & (scores <= 1)) | ~counted.unsqueeze(-1)).all()
+        scores = torch.where(inside, scores, scores.softmax(-1))
+        grid = self.thresholds.to(scores.dtype)
+        count = grid.numel()
+        above = (scores.unsqueeze(-1) >= grid).long()  # (N, C, T)
+        positive = torch.nn.functional.one_hot(t.clamp(0, classes - 1), classes)
+        index = (
+            above
+            + 2 * positive.unsqueeze(-1)
+            + 4 * torch.arange(classes, device=t.device).view(1, -1, 1)
+            + 4 * classes * torch.arange(count, device=t.device)
+        )
+        weight = counted.long().view(-1, 1, 1).expand_as(index)
+        confmat = torch.zeros(count * classes * 4, dtype=torch.int64, device=t.device)
+        confmat.index_add_(0, index.reshape(-1), weight.reshape(-1))
+        batch = {"confmat": confmat.view(count, classes, 2, 2)}
+        if self.validate_args:
+            batch["_errors"] = (~in_range & ~ignored).sum().reshape(1)
+        return batch
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        confmat = state["confmat"]
+        tps, fps = confmat[:, :, 1, 1], confmat[:, :, 0, 1]
+        fns, tns = confmat[:, :, 1, 0], confmat[:, :, 0, 0]
+        tpr = safe_divide(tps, tps + fns).flip(0).T
+        fpr = safe_divide(fps, fps + tns).flip(0).T
+        per_class = torch.trapezoid(tpr, fpr, dim=1)
+        if self.average is None or self.average == "none":
+            return per_class
+        valid = ~per_class.isnan()
+        kept = torch.where(valid, per_class, 0.0)
+        if self.average == "macro":
+            return kept.sum() / valid.sum()
+        support = torch.where(valid, confmat[0, :, 1, :].sum(-1).float(), 0.0)
+        return (kept * safe_divide(support, support.sum())).sum()
