@@ -141,7 +141,7 @@ def test_plot_draws_scalars_vectors_matrices_and_histories() -> None:
 
     metric = ttm.MulticlassAccuracy(3, average="none")
     metric.update(torch.tensor([0, 1, 2, 2]), torch.tensor([0, 1, 1, 2]))
-    fig, ax = metric.plot()
+    _fig, ax = metric.plot()
     assert len(ax.patches) == 3  # one bar per class
     _, ax = ttm.MulticlassConfusionMatrix(3).plot(torch.eye(3))
     assert ax.images
