@@ -465,8 +465,8 @@ def facade_cases() -> list[Case]:
                     tm_top,
                 )
             )
-    for task in ("binary", "multiclass"):
-        kwargs = {"task": task, "num_classes": C, "thresholds": 50}
+    for task in ("binary", "multiclass", "multilabel"):
+        kwargs = {"task": task, "num_classes": C, "num_labels": L, "thresholds": 50}
         cases.append(
             Case(
                 f"AUROC(task={task})",
@@ -515,6 +515,18 @@ def curve_cases() -> list[Case]:
                     _batches("multiclass", kind, ignore),
                 )
             )
+    for kind, ignore, average in itertools.product(
+        ("probs", "logits", "multidim"), (None, -1), ("micro", "macro", "weighted", "none")
+    ):
+        kwargs = {"num_labels": L, "average": average, "thresholds": 11, "ignore_index": ignore}
+        cases.append(
+            Case(
+                f"MultilabelAUROC[{kind}|{kwargs}]",
+                "MultilabelAUROC",
+                kwargs,
+                _batches("multilabel", kind, ignore),
+            )
+        )
     return cases
 
 

@@ -8,6 +8,7 @@ from torchtally.compat.torchmetrics.classification._curves import (
     BinaryPrecisionRecallCurve,
     BinaryROC,
     MulticlassAUROC,
+    MultilabelAUROC,
 )
 
 __all__ = [
@@ -17,4 +18,5 @@ __all__ = [
     "BinaryPrecisionRecallCurve",
     "BinaryROC",
     "MulticlassAUROC",
+    "MultilabelAUROC",
 ]

@@ -13,6 +13,7 @@ from typing import Any
 from torchtally.compat.torchmetrics.classification._curves import (  # noqa: F401  (for _build)
     BinaryAUROC,
     MulticlassAUROC,
+    MultilabelAUROC,
 )
 from torchtally.compat.torchmetrics.classification._stat_family import (
     CohenKappaBase,

@@ -23,6 +23,7 @@ __all__ = [
     "BinaryPrecisionRecallCurve",
     "BinaryROC",
     "MulticlassAUROC",
+    "MultilabelAUROC",
 ]
 
 
@@ -261,16 +262,104 @@ class MulticlassAUROC(Metric):
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         confmat = state["confmat"]
-        tps, fps = confmat[:, :, 1, 1], confmat[:, :, 0, 1]
-        fns, tns = confmat[:, :, 1, 0], confmat[:, :, 0, 0]
-        tpr = safe_divide(tps, tps + fns).flip(0).T
-        fpr = safe_divide(fps, fps + tns).flip(0).T
-        per_class = torch.trapezoid(tpr, fpr, dim=1)
-        if self.average is None or self.average == "none":
-            return per_class
-        valid = ~per_class.isnan()
-        kept = torch.where(valid, per_class, 0.0)
-        if self.average == "macro":
-            return kept.sum() / valid.sum()
-        support = torch.where(valid, confmat[0, :, 1, :].sum(-1).float(), 0.0)
-        return (kept * safe_divide(support, support.sum())).sum()
+        return _average_auroc(_auroc_per_class(confmat), confmat, self.average)
+
+
+class MultilabelAUROC(Metric):
+    """TorchMetrics' `MultilabelAUROC` (binned): a `(T, L, 2, 2)` state over `(N, L, ...)` scores
+    (sigmoid when they are not probabilities), averaged micro/macro/weighted/none."""
+
+    error_kinds = ("targets that are neither 0/1 nor ignore_index",)
+    higher_is_better = True
+    is_differentiable = False
+
+    def __init__(
+        self,
+        num_labels: int,
+        average: str | None = "macro",
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        if not isinstance(num_labels, int) or isinstance(num_labels, bool) or num_labels < 1:
+            raise ValueError(
+                f"Argument `num_labels` must be an integer >= 1. Received: num_labels={num_labels!r}"
+            )
+        if average not in ("micro", "macro", "weighted", "none", None):
+            raise ValueError(
+                "Argument `average` must be one of ('micro', 'macro', 'weighted', 'none', None). "
+                f"Received: average={average!r}"
+            )
+        grid = _thresholds(thresholds)
+        super().__init__(**kwargs)
+        self.num_labels, self.average = num_labels, average
+        self.ignore_index, self.validate_args = ignore_index, validate_args
+        self.register_buffer("thresholds", grid, persistent=False)
+        self.register_state(
+            "confmat", torch.zeros(grid.numel(), num_labels, 2, 2, dtype=torch.int64), True, "sum"
+        )
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        labels = self.num_labels
+        if (
+            not isinstance(preds, Tensor)
+            or not preds.is_floating_point()
+            or preds.shape != target.shape
+            or preds.dim() < 2
+            or preds.shape[1] != labels
+        ):
+            raise ValueError(
+                f"Argument `preds` must be float scores of shape (N, {labels}, ...) like target "
+                f"(order: update(preds, target)). Received: preds "
+                f"{tuple(getattr(preds, 'shape', ()))}, target {tuple(target.shape)}"
+            )
+        # TorchMetrics decides logits over every score, ignored positions included.
+        scores = preds.movedim(1, -1).reshape(-1, labels)
+        scores = torch.where(((scores >= 0) & (scores <= 1)).all(), scores, scores.sigmoid())
+        t = target.movedim(1, -1).reshape(-1, labels).long()
+        binary = (t == 0) | (t == 1)
+        ignored = torch.zeros_like(binary) if self.ignore_index is None else t == self.ignore_index
+        counted = binary & ~ignored
+        grid = self.thresholds.to(scores.dtype)
+        count = grid.numel()
+        index = (
+            (scores.unsqueeze(-1) >= grid).long()
+            + 2 * t.clamp(0, 1).unsqueeze(-1)
+            + 4 * torch.arange(labels, device=t.device).view(1, -1, 1)
+            + 4 * labels * torch.arange(count, device=t.device)
+        )
+        weight = counted.long().unsqueeze(-1).expand_as(index)
+        confmat = torch.zeros(count * labels * 4, dtype=torch.int64, device=t.device)
+        confmat.index_add_(0, index.reshape(-1), weight.reshape(-1))
+        batch = {"confmat": confmat.view(count, labels, 2, 2)}
+        if self.validate_args:
+            batch["_errors"] = (~binary & ~ignored).sum().reshape(1)
+        return batch
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        confmat = state["confmat"]
+        if self.average == "micro":
+            return _auroc_per_class(confmat.sum(1, keepdim=True))[0]
+        return _average_auroc(_auroc_per_class(confmat), confmat, self.average)
+
+
+def _auroc_per_class(confmat: Tensor) -> Tensor:
+    """Trapezoidal AUROC per class from a `(T, K, 2, 2)` per-threshold confusion matrix."""
+    tps, fps = confmat[:, :, 1, 1], confmat[:, :, 0, 1]
+    fns, tns = confmat[:, :, 1, 0], confmat[:, :, 0, 0]
+    tpr = safe_divide(tps, tps + fns).flip(0).T
+    fpr = safe_divide(fps, fps + tns).flip(0).T
+    return torch.trapezoid(tpr, fpr, dim=1)
+
+
+def _average_auroc(per_class: Tensor, confmat: Tensor, average: str | None) -> Tensor:
+    """TorchMetrics' reduction: NaN classes left out of macro/weighted, weights = support."""
+    if average is None or average == "none":
+        return per_class
+    valid = ~per_class.isnan()
+    kept = torch.where(valid, per_class, 0.0)
+    if average == "macro":
+        return kept.sum() / valid.sum()
+    support = torch.where(valid, confmat[0, :, 1, :].sum(-1).float(), 0.0)
+    return (kept * safe_divide(support, support.sum())).sum()
