@@ -531,3 +531,48 @@ def curve_cases() -> list[Case]:
 
 
 CASES += curve_cases()
+
+
+def calibration_cases() -> list[Case]:
+    import torchmetrics as tm_top
+
+    from torchtally.compat import torchmetrics as ours_top
+
+    cases = []
+    for norm, n_bins in itertools.product(("l1", "l2", "max"), (5, 15)):
+        for kind, ignore in itertools.product(("probs", "logits", "multidim"), (None, -1)):
+            kwargs: dict[str, Any] = {"n_bins": n_bins, "norm": norm, "ignore_index": ignore}
+            cases.append(
+                Case(
+                    f"BinaryCalibrationError[{kind}|{kwargs}]",
+                    "BinaryCalibrationError",
+                    kwargs,
+                    _batches("binary", kind, ignore),
+                )
+            )
+        for kind, ignore in itertools.product(("probs", "logits", "nchw"), (None, 0, -100)):
+            kwargs = {"num_classes": C, "n_bins": n_bins, "norm": norm, "ignore_index": ignore}
+            cases.append(
+                Case(
+                    f"MulticlassCalibrationError[{kind}|{kwargs}]",
+                    "MulticlassCalibrationError",
+                    kwargs,
+                    _batches("multiclass", kind, ignore),
+                )
+            )
+    for task in ("binary", "multiclass"):
+        kwargs = {"task": task, "num_classes": C, "norm": "l2"}
+        cases.append(
+            Case(
+                f"CalibrationError(task={task})",
+                "CalibrationError",
+                kwargs,
+                _batches(task, "logits", None),
+                ours_top,
+                tm_top,
+            )
+        )
+    return cases
+
+
+CASES += calibration_cases()

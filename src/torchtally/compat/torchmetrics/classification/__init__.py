@@ -1,5 +1,9 @@
 """`torchmetrics.classification` on torchtally (see `_classes` for the list)."""
 
+from torchtally.compat.torchmetrics.classification._calibration import (
+    BinaryCalibrationError,
+    MulticlassCalibrationError,
+)
 from torchtally.compat.torchmetrics.classification._classes import *  # noqa: F403
 from torchtally.compat.torchmetrics.classification._classes import __all__ as _classes_all
 from torchtally.compat.torchmetrics.classification._curves import (
@@ -15,6 +19,8 @@ __all__ = [
     *_classes_all,
     "BinaryAUROC",
     "BinaryAveragePrecision",
+    "BinaryCalibrationError",
+    "MulticlassCalibrationError",
     "BinaryPrecisionRecallCurve",
     "BinaryROC",
     "MulticlassAUROC",

@@ -10,6 +10,10 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from torchtally.compat.torchmetrics.classification._calibration import (  # noqa: F401  (_build)
+    BinaryCalibrationError,
+    MulticlassCalibrationError,
+)
 from torchtally.compat.torchmetrics.classification._curves import (  # noqa: F401  (for _build)
     BinaryAUROC,
     MulticlassAUROC,
@@ -40,6 +44,7 @@ __all__ = [
     "BinaryRecall",
     "BinarySpecificity",
     "BinaryStatScores",
+    "CalibrationError",
     "CohenKappa",
     "ConfusionMatrix",
     "ExactMatch",
@@ -1479,6 +1484,33 @@ class AUROC(_TaskFacade):
                 num_labels=num_labels,
                 average=average,
                 max_fpr=max_fpr,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class CalibrationError(_TaskFacade):
+    """TorchMetrics' `CalibrationError(task=...)` (binary or multiclass)."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        task: str,
+        n_bins: int = 15,
+        norm: str = "l1",
+        num_classes: int | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "CalibrationError",
+            task,
+            dict(
+                n_bins=n_bins,
+                norm=norm,
+                num_classes=num_classes,
                 ignore_index=ignore_index,
                 validate_args=validate_args,
             ),
