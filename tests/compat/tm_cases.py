@@ -576,3 +576,57 @@ def calibration_cases() -> list[Case]:
 
 
 CASES += calibration_cases()
+
+
+def _segmentation_batches(fmt: str) -> Callable[[torch.Generator], list[Batch]]:
+    def make(g: torch.Generator) -> list[Batch]:
+        out = []
+        for _ in range(3):
+            target = torch.randint(0, C - 1, (3, 6, 5), generator=g)  # class C-1 never in target
+            scores = torch.randn(3, C, 6, 5, generator=g)
+            onehot_target = torch.nn.functional.one_hot(target, C).movedim(-1, 1)
+            if fmt == "index":
+                out.append((scores.argmax(1), target))
+            elif fmt == "mixed":
+                out.append((scores, target))
+            elif fmt == "scores":
+                out.append((scores, onehot_target))
+            else:
+                out.append(
+                    (torch.nn.functional.one_hot(scores.argmax(1), C).movedim(-1, 1), onehot_target)
+                )
+        return out
+
+    return make
+
+
+def segmentation_cases() -> list[Case]:
+    import torchmetrics.segmentation as tms
+
+    from torchtally.compat.torchmetrics import segmentation as our_seg
+
+    cases = []
+    for fmt, background, per_class in itertools.product(
+        ("one-hot", "scores", "index", "mixed"), (True, False), (False, True)
+    ):
+        input_format = "one-hot" if fmt == "scores" else fmt
+        kwargs = {
+            "num_classes": C,
+            "include_background": background,
+            "per_class": per_class,
+            "input_format": input_format,
+        }
+        cases.append(
+            Case(
+                f"MeanIoU[{fmt}|{kwargs}]",
+                "MeanIoU",
+                kwargs,
+                _segmentation_batches(fmt),
+                our_seg,
+                tms,
+            )
+        )
+    return cases
+
+
+CASES += segmentation_cases()

@@ -8,7 +8,14 @@ Module layout, class names, constructor arguments and defaults follow TorchMetri
 intentional differences are listed in the README ("Migrating from TorchMetrics").
 """
 
-from torchtally.compat.torchmetrics import aggregation, classification, functional, regression, text
+from torchtally.compat.torchmetrics import (
+    aggregation,
+    classification,
+    functional,
+    regression,
+    segmentation,
+    text,
+)
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.aggregation import *  # noqa: F403
 from torchtally.compat.torchmetrics.aggregation import __all__ as _aggregation_all
@@ -27,6 +34,7 @@ __all__ = [
     "classification",
     "functional",
     "regression",
+    "segmentation",
     "text",
     *_aggregation_all,
     *_classification_all,
