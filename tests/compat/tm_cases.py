@@ -626,6 +626,30 @@ def segmentation_cases() -> list[Case]:
                 tms,
             )
         )
+    for fmt, background, average, level in itertools.product(
+        ("one-hot", "scores", "index"),
+        (True, False),
+        ("micro", "macro", "weighted", "none"),
+        ("samplewise", "global"),
+    ):
+        input_format = "one-hot" if fmt == "scores" else fmt
+        kwargs = {
+            "num_classes": C,
+            "include_background": background,
+            "average": average,
+            "aggregation_level": level,
+            "input_format": input_format,
+        }
+        cases.append(
+            Case(
+                f"DiceScore[{fmt}|{kwargs}]",
+                "DiceScore",
+                kwargs,
+                _segmentation_batches(fmt),
+                our_seg,
+                tms,
+            )
+        )
     return cases
 
 

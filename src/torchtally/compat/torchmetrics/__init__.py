@@ -24,9 +24,12 @@ from torchtally.compat.torchmetrics.classification import __all__ as _classifica
 from torchtally.compat.torchmetrics.collection import MetricCollection
 from torchtally.compat.torchmetrics.regression import *  # noqa: F403
 from torchtally.compat.torchmetrics.regression import __all__ as _regression_all
+from torchtally.compat.torchmetrics.segmentation import DiceScore, MeanIoU
 from torchtally.compat.torchmetrics.text import Perplexity
 
 __all__ = [
+    "DiceScore",
+    "MeanIoU",
     "Metric",
     "MetricCollection",
     "Perplexity",
