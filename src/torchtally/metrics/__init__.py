@@ -37,7 +37,7 @@ from torchtally.metrics.retrieval import (
     RetrievalRecallMetric,
     RetrievalRPrecisionMetric,
 )
-from torchtally.metrics.wrappers import BootStrapper
+from torchtally.metrics.wrappers import BootStrapper, ClasswiseWrapper, MetricTracker
 
 __all__ = [
     "AUCMetric",
@@ -46,6 +46,7 @@ __all__ = [
     "AveragePrecisionMetric",
     "BootStrapper",
     "CalibrationErrorMetric",
+    "ClasswiseWrapper",
     "ConfusionMatrixMetric",
     "DiceCoefficientMetric",
     "F1ScoreMetric",
@@ -58,6 +59,7 @@ __all__ = [
     "MeanPerClassAccuracyMetric",
     "Metric",
     "MetricCollection",
+    "MetricTracker",
     "MetricValueError",
     "PerplexityMetric",
     "PrecisionAtKMetric",

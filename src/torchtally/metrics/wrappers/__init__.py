@@ -1,5 +1,8 @@
-"""Wrappers around metrics: bootstrap confidence intervals (vectorized over replicas)."""
+"""Wrappers around metrics: bootstrap confidence intervals (vectorized over replicas),
+per-class dicts for logging, and a tracker of values (and the best one) over steps."""
 
 from torchtally.metrics.wrappers._bootstrap import BootStrapper
+from torchtally.metrics.wrappers._classwise import ClasswiseWrapper
+from torchtally.metrics.wrappers._tracker import MetricTracker
 
-__all__ = ["BootStrapper"]
+__all__ = ["BootStrapper", "ClasswiseWrapper", "MetricTracker"]
