@@ -32,7 +32,7 @@ CASES += cases_retrieval.CASES
 CASES += cases_calibration.CASES
 CASES += cases_curves.CASES
 ALL_CASES: list[Case] = [*CASES, *cases_core.LAST_VALUE_CASES]
-ALL_CASES += cases_wrappers.RESAMPLING_CASES
+ALL_CASES += cases_wrappers.ORDER_DEPENDENT_CASES
 
 
 def _ids(cases: list[Case]) -> list[str]:

@@ -37,7 +37,13 @@ from torchtally.metrics.retrieval import (
     RetrievalRecallMetric,
     RetrievalRPrecisionMetric,
 )
-from torchtally.metrics.wrappers import BootStrapper, ClasswiseWrapper, MetricTracker
+from torchtally.metrics.wrappers import (
+    BootStrapper,
+    ClasswiseWrapper,
+    MetricTracker,
+    MultitaskWrapper,
+    Running,
+)
 
 __all__ = [
     "AUCMetric",
@@ -61,6 +67,7 @@ __all__ = [
     "MetricCollection",
     "MetricTracker",
     "MetricValueError",
+    "MultitaskWrapper",
     "PerplexityMetric",
     "PrecisionAtKMetric",
     "PrecisionMetric",
@@ -77,6 +84,7 @@ __all__ = [
     "RetrievalPrecisionMetric",
     "RetrievalRPrecisionMetric",
     "RetrievalRecallMetric",
+    "Running",
     "SMAPEMetric",
     "TopKAccuracyMetric",
 ]
