@@ -16,6 +16,7 @@ import cases_calibration
 import cases_classification
 import cases_core
 import cases_curves
+import cases_image
 import cases_ranking
 import cases_retrieval
 import cases_wrappers
@@ -31,6 +32,7 @@ CASES: list[Case] = [*cases_core.CASES, *cases_classification.CASES, *cases_rank
 CASES += cases_retrieval.CASES
 CASES += cases_calibration.CASES
 CASES += cases_curves.CASES
+CASES += cases_image.CASES
 ALL_CASES: list[Case] = [*CASES, *cases_core.LAST_VALUE_CASES]
 ALL_CASES += cases_wrappers.ORDER_DEPENDENT_CASES
 

@@ -19,6 +19,7 @@ from torchtally.functional.classification import (
     top_k_accuracy,
 )
 from torchtally.functional.curves import average_precision, precision_recall_curve, roc_curve
+from torchtally.functional.image import psnr, ssim
 from torchtally.functional.ranking import auc, auroc, binned_auroc, precision_at_k, recall_at_k
 from torchtally.functional.regression import (
     mean_absolute_error,
@@ -58,6 +59,7 @@ __all__ = [
     "precision",
     "precision_at_k",
     "precision_recall_curve",
+    "psnr",
     "r2_score",
     "recall",
     "recall_at_k",
@@ -71,5 +73,6 @@ __all__ = [
     "retrieval_recall",
     "roc_curve",
     "smape",
+    "ssim",
     "top_k_accuracy",
 ]

@@ -26,6 +26,7 @@ from torchtally.metrics.curves import (
     PrecisionRecallCurveMetric,
     ROCMetric,
 )
+from torchtally.metrics.image import PSNRMetric, SSIMMetric
 from torchtally.metrics.ranking import AUCMetric, AUROCMetric, PrecisionAtKMetric, RecallAtKMetric
 from torchtally.metrics.regression import MAEMetric, MSEMetric, R2ScoreMetric, SMAPEMetric
 from torchtally.metrics.retrieval import (
@@ -68,6 +69,7 @@ __all__ = [
     "MetricTracker",
     "MetricValueError",
     "MultitaskWrapper",
+    "PSNRMetric",
     "PerplexityMetric",
     "PrecisionAtKMetric",
     "PrecisionMetric",
@@ -86,5 +88,6 @@ __all__ = [
     "RetrievalRecallMetric",
     "Running",
     "SMAPEMetric",
+    "SSIMMetric",
     "TopKAccuracyMetric",
 ]
