@@ -16,6 +16,7 @@ import cases_calibration
 import cases_classification
 import cases_core
 import cases_curves
+import cases_histogram
 import cases_image
 import cases_ranking
 import cases_retrieval
@@ -33,6 +34,7 @@ CASES += cases_retrieval.CASES
 CASES += cases_calibration.CASES
 CASES += cases_curves.CASES
 CASES += cases_image.CASES
+CASES += cases_histogram.CASES
 ALL_CASES: list[Case] = [*CASES, *cases_core.LAST_VALUE_CASES]
 ALL_CASES += cases_wrappers.ORDER_DEPENDENT_CASES
 

@@ -26,6 +26,7 @@ from torchtally.metrics.curves import (
     PrecisionRecallCurveMetric,
     ROCMetric,
 )
+from torchtally.metrics.histogram import QuantileMetric
 from torchtally.metrics.image import PSNRMetric, SSIMMetric
 from torchtally.metrics.ranking import AUCMetric, AUROCMetric, PrecisionAtKMetric, RecallAtKMetric
 from torchtally.metrics.regression import MAEMetric, MSEMetric, R2ScoreMetric, SMAPEMetric
@@ -74,6 +75,7 @@ __all__ = [
     "PrecisionAtKMetric",
     "PrecisionMetric",
     "PrecisionRecallCurveMetric",
+    "QuantileMetric",
     "R2ScoreMetric",
     "ROCMetric",
     "RecallAtKMetric",
