@@ -36,6 +36,7 @@ from torchtally.functional.retrieval import (
     retrieval_r_precision,
     retrieval_recall,
 )
+from torchtally.functional.text import char_error_rate, word_error_rate
 
 __all__ = [
     "accuracy",
@@ -45,6 +46,7 @@ __all__ = [
     "average_precision",
     "binned_auroc",
     "calibration_error",
+    "char_error_rate",
     "class_counts",
     "confusion_matrix",
     "dice_coefficient",
@@ -75,4 +77,5 @@ __all__ = [
     "smape",
     "ssim",
     "top_k_accuracy",
+    "word_error_rate",
 ]

@@ -39,6 +39,7 @@ from torchtally.metrics.retrieval import (
     RetrievalRecallMetric,
     RetrievalRPrecisionMetric,
 )
+from torchtally.metrics.text import CharErrorRateMetric, WordErrorRateMetric
 from torchtally.metrics.wrappers import (
     BootStrapper,
     ClasswiseWrapper,
@@ -54,6 +55,7 @@ __all__ = [
     "AveragePrecisionMetric",
     "BootStrapper",
     "CalibrationErrorMetric",
+    "CharErrorRateMetric",
     "ClasswiseWrapper",
     "ConfusionMatrixMetric",
     "DiceCoefficientMetric",
@@ -92,4 +94,5 @@ __all__ = [
     "SMAPEMetric",
     "SSIMMetric",
     "TopKAccuracyMetric",
+    "WordErrorRateMetric",
 ]
