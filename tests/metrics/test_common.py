@@ -18,6 +18,7 @@ import cases_core
 import cases_curves
 import cases_histogram
 import cases_image
+import cases_multilabel
 import cases_ranking
 import cases_retrieval
 import cases_wrappers
@@ -35,6 +36,7 @@ CASES += cases_calibration.CASES
 CASES += cases_curves.CASES
 CASES += cases_image.CASES
 CASES += cases_histogram.CASES
+CASES += cases_multilabel.CASES
 ALL_CASES: list[Case] = [*CASES, *cases_core.LAST_VALUE_CASES]
 ALL_CASES += cases_wrappers.ORDER_DEPENDENT_CASES
 

@@ -20,6 +20,7 @@ from torchtally.functional.classification import (
 )
 from torchtally.functional.curves import average_precision, precision_recall_curve, roc_curve
 from torchtally.functional.image import psnr, ssim
+from torchtally.functional.multilabel import hamming_score
 from torchtally.functional.ranking import auc, auroc, binned_auroc, precision_at_k, recall_at_k
 from torchtally.functional.regression import (
     mean_absolute_error,
@@ -52,6 +53,7 @@ __all__ = [
     "dice_coefficient",
     "f1_score",
     "fbeta_score",
+    "hamming_score",
     "mean",
     "mean_absolute_error",
     "mean_iou",

@@ -28,6 +28,7 @@ from torchtally.metrics.curves import (
 )
 from torchtally.metrics.histogram import QuantileMetric
 from torchtally.metrics.image import PSNRMetric, SSIMMetric
+from torchtally.metrics.multilabel import HammingScoreMetric
 from torchtally.metrics.ranking import AUCMetric, AUROCMetric, PrecisionAtKMetric, RecallAtKMetric
 from torchtally.metrics.regression import MAEMetric, MSEMetric, R2ScoreMetric, SMAPEMetric
 from torchtally.metrics.retrieval import (
@@ -61,6 +62,7 @@ __all__ = [
     "DiceCoefficientMetric",
     "F1ScoreMetric",
     "FBetaScoreMetric",
+    "HammingScoreMetric",
     "LearningRateMetric",
     "MAEMetric",
     "MSEMetric",
