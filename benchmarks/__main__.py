@@ -39,6 +39,7 @@ SECTIONS: dict[str, tuple[str, list[str], list[str], str]] = {
         "6. Distributed sync",
     ),
     "neurobench": ("bench_neurobench", [], ["--rounds", "3"], "7. NeuroBench Benchmark.run"),
+    "catalog": ("bench_catalog", [], ["--quick"], "8. Catalog: retrieval, bootstrap, ECE"),
 }
 GPU_SECTION = ("bench_gpu_step", [], ["--steps", "50"], "GPU: training step with six metrics")
 

@@ -99,6 +99,29 @@ def _snn() -> Workload:
     )
 
 
+def _lstm_cell() -> Workload:
+    class CellLoop(nn.Module):
+        """An LSTMCell unrolled from a learned, partly zero state (NeuroBench counts cells)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.cell, self.act, self.head = nn.LSTMCell(40, 64), nn.ReLU(), nn.Linear(64, 10)
+            state = torch.randn(2, 64)
+            state[:, ::3] = 0.0
+            self.register_buffer("state", state)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            h = self.state[0].expand(x.shape[0], -1)
+            hx = (h, self.state[1].expand_as(h))
+            for t in range(x.shape[1]):
+                hx = self.cell(x[:, t], hx)
+            return self.head(self.act(hx[0]))
+
+    inputs = torch.randn(512, 20, 40, generator=torch.Generator().manual_seed(8))
+    inputs[inputs.abs() < 0.5] = 0.0
+    return Workload("lstm cell 40-64, 20 steps", _seeded(CellLoop, 9), inputs, 64, WORKLOAD)
+
+
 def _runner(workload: Workload, ours: bool) -> Callable[[], dict[str, Any]]:
     """A zero-argument run of one harness's Benchmark on its own copy of the network."""
     loader = DataLoader(
@@ -170,7 +193,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     print(f"torch {torch.__version__}, {args.threads} thread(s), {args.rounds} rounds, medians")
     print(f"{'workload':<28}{'NeuroBench':>14}{'torchtally':>14}{'speed-up':>10}")
     rows = []
-    for workload in (_mlp(), _cnn(), _snn()):
+    for workload in (_mlp(), _cnn(), _snn(), _lstm_cell()):
         row = measure(workload, args.rounds, args.warmup)
         rows.append(row)
         print(

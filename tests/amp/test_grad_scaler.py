@@ -34,14 +34,16 @@ def test_dynamic_scale_doubles_after_n_steps_halves_on_overflow_and_stays_in_bou
         min_loss_scale=1.0,
         max_loss_scale=32.0,
     )
-    # 3 good steps double (8 -> 16 -> 32); the next 3 would give 64 but the max is 32; any
-    # overflow halves and restarts the count; halving stops at the minimum, 1.
-    pattern = "........." + "i" + "..." + "iniiii" + "..."
-    expected = [8, 8, 16, 16, 16, 32, 32, 32, 32]
+    # As cstorch counts (tests/cstorch_oracle/test_amp_parity.py checks it against Cerebras):
+    # the scale doubles on the 4th good step since the last rescale (count > 3): 8 -> 16 -> 32,
+    # then stays at the max 32; any overflow halves and restarts the count; halving stops at
+    # the minimum, 1.
+    pattern = "........." + "i" + "..." + "iniiii" + "...."
+    expected = [8, 8, 8, 16, 16, 16, 16, 32, 32]
     expected += [16]  # overflow
-    expected += [16, 16, 32]  # three good steps since the rescale
-    expected += [16, 8, 4, 2, 1, 1]  # inf, nan, inf, inf, inf, inf: floor at 1
-    expected += [1, 1, 2]
+    expected += [16, 16, 16]  # three good steps since the rescale: not yet more than 3
+    expected += [8, 4, 2, 1, 1, 1]  # inf, nan, inf, inf, inf, inf: floor at 1
+    expected += [1, 1, 1, 2]
     assert _drive(scaler, pattern) == expected
 
 
@@ -150,10 +152,12 @@ def test_state_dict_round_trip() -> None:
         "loss_scale": 4.0,
         "steps_since_rescale": 2,
         "overflows_since_rescale": 0,
+        "num_skipped_steps": 1,
     }
     restored = GradScaler(loss_scale="dynamic", init_scale=8.0, steps_per_increase=5)
     restored.load_state_dict(state)
-    assert _drive(restored, "...") == _drive(scaler, "...") == [4.0, 4.0, 8.0]
+    assert _drive(restored, "....") == _drive(scaler, "....") == [4.0, 4.0, 4.0, 8.0]
+    assert int(restored.get_num_skipped_steps()) == 1
 
 
 def test_misuse_and_bad_arguments_raise() -> None:

@@ -204,7 +204,8 @@ def test_torchtally_catalog_metrics_agree_with_the_builtins(class_data) -> None:
     )
     accuracy = classifier.run(quiet=True)
     assert accuracy["AccuracyMetric"] == pytest.approx(
-        accuracy["ClassificationAccuracy"], rel=1e-12
+        accuracy["ClassificationAccuracy"],
+        rel=1e-7,  # float32, as cstorch
     )
 
 

@@ -260,3 +260,212 @@ def degenerate_cases() -> list[Case]:
 
 
 CASES = classification_cases() + degenerate_cases()
+
+
+# ------------------------------------------------------------------ regression, aggregation
+
+
+def _regression_batches(
+    shape: tuple[int, ...], kind: str = "normal"
+) -> Callable[[torch.Generator], list[Batch]]:
+    def make(g: torch.Generator) -> list[Batch]:
+        out = []
+        for _ in range(3):
+            target = torch.randn(shape, generator=g)
+            preds = target + 0.5 * torch.randn(shape, generator=g)
+            if kind == "positive":  # distributions for KL divergence
+                preds, target = preds.exp(), target.exp()
+            elif kind == "log":
+                preds, target = preds.log_softmax(-1), target.log_softmax(-1)
+            out.append((preds, target))
+        return out
+
+    return make
+
+
+def _aggregation_batches(kind: str) -> Callable[[torch.Generator], list[Batch]]:
+    def make(g: torch.Generator) -> list[Batch]:
+        out: list[Batch] = []
+        for step in range(7):
+            value = torch.randn(6, generator=g)
+            if kind == "nan" and step % 2:
+                value[1] = float("nan")
+            if kind == "weighted":
+                out.append((value, torch.rand(6, generator=g)))
+            else:
+                out.append((value,))
+        return out
+
+    return make
+
+
+def regression_cases() -> list[Case]:
+    import torchmetrics.aggregation as tma
+    import torchmetrics.regression as tmr
+
+    from torchtally.compat.torchmetrics import aggregation as our_agg
+    from torchtally.compat.torchmetrics import regression as our_reg
+
+    cases: list[Case] = []
+
+    def add(
+        name: str,
+        label: str,
+        kwargs: dict[str, Any],
+        batches: Any,
+        ours_extra: dict[str, Any] | None = None,
+    ) -> None:
+        case = Case(f"{name}[{label}|{kwargs}]", name, kwargs, batches, our_reg, tmr)
+        if ours_extra:
+            extra = dict(ours_extra)
+            case.ours = lambda: getattr(our_reg, name)(**kwargs, **extra)  # type: ignore[method-assign]
+        cases.append(case)
+
+    for squared in (True, False):
+        add("MeanSquaredError", "1d", {"squared": squared}, _regression_batches((16,)))
+        add(
+            "MeanSquaredError",
+            "2d",
+            {"squared": squared, "num_outputs": 3},
+            _regression_batches((16, 3)),
+        )
+        add("MeanSquaredError", "nd", {"squared": squared}, _regression_batches((4, 3, 2)))
+    add("MeanAbsoluteError", "1d", {}, _regression_batches((16,)))
+    add("MeanAbsoluteError", "2d", {"num_outputs": 3}, _regression_batches((16, 3)))
+    for name in ("MeanAbsolutePercentageError", "SymmetricMeanAbsolutePercentageError"):
+        add(name, "1d", {}, _regression_batches((16,)))
+        add(name, "nd", {}, _regression_batches((4, 3, 2)))
+    for multioutput in ("raw_values", "uniform_average", "variance_weighted"):
+        add("R2Score", "1d", {"multioutput": multioutput}, _regression_batches((16,)))
+        add(
+            "R2Score",
+            "2d",
+            {"multioutput": multioutput},
+            _regression_batches((16, 3)),
+            {"num_outputs": 3},
+        )
+        add("ExplainedVariance", "1d", {"multioutput": multioutput}, _regression_batches((16,)))
+        add(
+            "ExplainedVariance",
+            "2d",
+            {"multioutput": multioutput},
+            _regression_batches((16, 3)),
+            {"num_outputs": 3},
+        )
+    add("R2Score", "adjusted", {"adjusted": 2}, _regression_batches((16,)))
+    add("R2Score", "adjusted_fallback", {"adjusted": 20}, _regression_batches((16,)))
+    add("PearsonCorrCoef", "1d", {}, _regression_batches((16,)))
+    add("PearsonCorrCoef", "2d", {"num_outputs": 3}, _regression_batches((16, 3)))
+    for reduction in ("sum", "mean"):
+        add("CosineSimilarity", "2d", {"reduction": reduction}, _regression_batches((16, 5)))
+        add(
+            "KLDivergence",
+            "probs",
+            {"reduction": reduction},
+            _regression_batches((16, 5), "positive"),
+        )
+        add(
+            "KLDivergence",
+            "log",
+            {"reduction": reduction, "log_prob": True},
+            _regression_batches((16, 5), "log"),
+        )
+
+    for name in ("MeanMetric", "SumMetric", "MaxMetric", "MinMetric", "RunningMean"):
+        for kind in ("plain", "nan", "weighted"):
+            if kind == "weighted" and name != "MeanMetric":
+                continue
+            strategies = ("ignore", "disable", 0.0) if kind == "nan" else ("warn",)
+            for strategy in strategies:
+                kwargs: dict[str, Any] = {"nan_strategy": strategy}
+                if name == "RunningMean":
+                    kwargs["window"] = 3
+                cases.append(
+                    Case(
+                        f"{name}[{kind}|{kwargs}]",
+                        name,
+                        kwargs,
+                        _aggregation_batches(kind),
+                        our_agg,
+                        tma,
+                    )
+                )
+    return cases
+
+
+CASES += regression_cases()
+
+
+def _text_batches(ignore: int | None) -> Callable[[torch.Generator], list[Batch]]:
+    def make(g: torch.Generator) -> list[Batch]:
+        out = []
+        for _ in range(3):
+            preds = torch.randn(2, 8, 11, generator=g) * 2
+            target = torch.randint(0, 11, (2, 8), generator=g)
+            out.append((preds, _pad(target, ignore, g)))
+        return out
+
+    return make
+
+
+def text_cases() -> list[Case]:
+    import torchmetrics.text as tmt
+
+    from torchtally.compat.torchmetrics import text as our_text
+
+    return [
+        Case(
+            f"Perplexity[ignore_index={ignore}]",
+            "Perplexity",
+            {"ignore_index": ignore},
+            _text_batches(ignore),
+            our_text,
+            tmt,
+        )
+        for ignore in (None, -100, 3)
+    ]
+
+
+CASES += text_cases()
+
+
+def facade_cases() -> list[Case]:
+    """`Accuracy(task=...)` and friends with their own defaults (e.g. average="micro")."""
+    import torchmetrics as tm_top
+
+    from torchtally.compat import torchmetrics as ours_top
+
+    cases = []
+    for metric in (
+        *STAT_METRICS,
+        "ConfusionMatrix",
+        "JaccardIndex",
+        "ExactMatch",
+        "MatthewsCorrCoef",
+        "CohenKappa",
+    ):
+        for task in ("binary", "multiclass", "multilabel"):
+            if (metric == "ExactMatch" and task == "binary") or (
+                metric == "CohenKappa" and task == "multilabel"
+            ):
+                continue
+            kwargs: dict[str, Any] = {"task": task, "num_classes": C}
+            if metric != "CohenKappa":  # its facade has no num_labels
+                kwargs["num_labels"] = L
+            if metric == "FBetaScore":
+                kwargs["beta"] = 2.0
+            kind = {"binary": "logits", "multiclass": "logits", "multilabel": "probs"}[task]
+            cases.append(
+                Case(
+                    f"{metric}(task={task})",
+                    metric,
+                    kwargs,
+                    _batches(task, kind, None),
+                    ours_top,
+                    tm_top,
+                )
+            )
+    return cases
+
+
+CASES += facade_cases()

@@ -121,7 +121,95 @@ def load() -> types.ModuleType:
     cs.current_backend_impl = lambda *a, **k: None
     cs.name_scope = lambda *a, **k: contextlib.nullcontext()
     cs.backends = types.SimpleNamespace()
+    # `optim/optimizer.py` reads this flag at import to swap in doc-only base classes.
+    cs._generating_docs = False
+
+    # The real `backend` package imports the lazy-tensor runtime; the optimizer, scheduler and
+    # grad-scaler code only needs `current_backend_impl()`/`use_cs()` and the backend object below.
+    backend_mod = types.ModuleType("cerebras.pytorch.backend")
+    backend_mod.current_backend_impl = lambda *a, **k: _CPU_BACKEND  # type: ignore[attr-defined]
+    backend_mod.current_backend = lambda *a, **k: _CPU_BACKEND  # type: ignore[attr-defined]
+    backend_mod.use_cs = lambda: False  # type: ignore[attr-defined]
+    sys.modules["cerebras.pytorch.backend"] = backend_mod
+    cs.backend = backend_mod
+    cs.current_backend_impl = backend_mod.current_backend_impl  # type: ignore[attr-defined]
+    cs.current_backend = backend_mod.current_backend  # type: ignore[attr-defined]
+
+    # `amp/_amp_state.py` asks whether this process is the master ordinal (the dataloader
+    # workers of a CSX run are not); a single CPU process always is.
+    dist_mod = types.ModuleType("cerebras.pytorch.distributed")
+    dist_mod.is_master_ordinal = lambda: True  # type: ignore[attr-defined]
+    sys.modules["cerebras.pytorch.distributed"] = dist_mod
+    cs.distributed = dist_mod
+
+    # `utils/__init__` imports the dataloader benchmark, which needs a psutil private type;
+    # `amp` only needs `utils.call_once`, importable from the bare package.
+    cs.utils = _package("cerebras.pytorch.utils", root / "cerebras" / "pytorch" / "utils")
     return cs
+
+
+class _BackendType:
+    """The CPU backend's type flags (the code branches on `is_csx`/`is_cpu`). The grad
+    scaler only scales on a CSX backend: its tests switch `is_csx` on with `as_csx()`."""
+
+    is_csx = False
+    is_cpu = True
+    is_gpu = False
+    name = "CPU"
+
+
+class _CPUBackend:
+    """What `current_backend_impl()` returns on a CPU run, reduced to the hooks the
+    optimizer, scheduler and grad-scaler code calls: a device context, an optimizer
+    registry, and no-op graph markers (`mark_output`, `name_scope`, `setup_grad_scaler`)."""
+
+    backend_type = _BackendType()
+
+    def __init__(self) -> None:
+        self.device = _NullDevice()
+        self.optimizer_registry: list[Any] = []
+
+    def register_optimizer(self, optimizer: Any) -> None:
+        # Tests build many optimizers: only the newest is "the" optimizer of the run, as when a
+        # real script builds one backend and one optimizer.
+        self.optimizer_registry[:] = [optimizer]
+
+    torch_device = torch.device("cpu")
+
+    def setup_scheduler(self, scheduler: Any) -> None:
+        # As the base backend does: register with the optimizer, keep `last_epoch` a tensor.
+        scheduler.optimizer._schedulers_registry[scheduler] = None
+        scheduler.device = self.torch_device
+        if not isinstance(scheduler.last_epoch, torch.Tensor):
+            scheduler.last_epoch = torch.tensor(scheduler.last_epoch, dtype=torch.int64)
+
+    def setup_grad_scaler(self, scaler: Any) -> None:
+        pass
+
+    def mark_output(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def name_scope(self, *args: Any, **kwargs: Any) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+
+class _NullDevice(contextlib.nullcontext):  # type: ignore[type-arg]
+    torch_device = torch.device("cpu")
+    type = "cpu"
+
+
+_CPU_BACKEND = _CPUBackend()
+
+
+@contextlib.contextmanager
+def as_csx() -> Any:
+    """Make the stub backend report a CSX device: the grad scaler's scaling, overflow checks
+    and dynamic scale then run (on CPU tensors) as on a Cerebras system."""
+    _BackendType.is_csx, _BackendType.is_cpu = True, False
+    try:
+        yield
+    finally:
+        _BackendType.is_csx, _BackendType.is_cpu = False, True
 
 
 def module(name: str) -> types.ModuleType:
@@ -130,4 +218,11 @@ def module(name: str) -> types.ModuleType:
     mod = importlib.import_module(f"cerebras.pytorch.{name}")
     head = name.split(".")[0]
     setattr(cs, head, importlib.import_module(f"cerebras.pytorch.{head}"))
+    if head == "amp":
+        state = importlib.import_module("cerebras.pytorch.amp._amp_state")._amp_state
+        if not hasattr(state, "handle"):
+            # `amp.init()` installs a handle that patches torch functions to cast; mixed
+            # precision is off here, so the no-op handle (what the scaler's step enters).
+            handle = importlib.import_module("cerebras.pytorch.amp.handle")
+            state.handle = handle.NoOpHandle()
     return mod

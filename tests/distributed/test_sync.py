@@ -49,7 +49,9 @@ def test_every_rank_gets_the_global_value(world_results: tuple[int, list[dict]])
     for rank, result in enumerate(results):
         for name, value in expected.items():
             got = np.asarray(result["metrics"][name])
-            np.testing.assert_allclose(got, value, rtol=1e-9, err_msg=f"rank {rank}: {name}")
+            # cstorch's metrics (accuracy, mean) return float32, as cstorch does
+            rtol = 1e-6 if name in ("accuracy", "mean") else 1e-9
+            np.testing.assert_allclose(got, value, rtol=rtol, err_msg=f"rank {rank}: {name}")
         binned, bound = (
             result["metrics"]["binary_auroc_binned"],
             result["metrics"]["binned_error_bound"],

@@ -171,18 +171,21 @@ def test_summary_table_min_last_max() -> None:
     table.on_run_end(False)
     rows = {(r.split, r.name): r for r in table.rows()}
     loss = rows[("train", "loss")]
-    assert (loss.min, loss.last, loss.max, loss.count) == (0.5, 0.625, 0.75, 4)
+    # Epoch values only (epoch 1 ends at 0.5; the running 0.75 of step 5 is not one).
+    assert (loss.min, loss.last, loss.max, loss.count) == (0.5, 0.625, 0.625, 2)
     accuracy = rows[("valid", "accuracy")]
     assert (accuracy.min, accuracy.last, accuracy.max, accuracy.unit) == (0.625, 0.625, 0.625, "%")
     assert ("system", "cpu_usage") in rows
     text = out.getvalue()
     assert text == table.text + "\n"
     lines = text.splitlines()
-    assert lines[0].split() == ["split", "metric", "min", "last", "max"]
+    assert lines[0].split() == ["split", "metric", "min", "epoch", "last", "max", "epoch"]
     assert lines[1].startswith("------")
     cells = {line.split()[0] + "/" + line.split()[1]: line.split()[2:] for line in lines[2:]}
-    assert cells["train/loss"] == ["0.5", "0.625", "0.75"]
-    assert cells["valid/accuracy"] == ["62.50%"] * 3  # fractions with "%" show as percentages
+    assert cells["train/loss"] == ["0.500", "1", "0.625", "0.625", "2"]  # min at 1, max at 2
+    # fractions with "%" show as percentages; machine metrics have no epoch of their extremes
+    assert cells["valid/accuracy"] == ["62.50%", "1", "62.50%", "62.50%", "1"]
+    assert cells["system/cpu_usage"] == ["25.00%", "–", "25.00%", "25.00%", "–"]
 
 
 def test_summary_table_nan_only_metric_and_rich_rendering() -> None:

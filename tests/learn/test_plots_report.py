@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from torchtally.learn._dash_format import format_value
 from torchtally.learn._events import CurveData, MetricRecord
 from torchtally.learn._plots import plot_logdir
 
 T0 = 1_700_000_000.0
 ROW = re.compile(
     r'<tr><td class="text">(.*?)</td><td class="text">(.*?)</td><td>(\d+)</td>'
-    r"<td>(.*?)</td><td>(.*?)</td><td>(.*?)</td></tr>"
+    r"<td>(.*?)</td><td>(?:.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(?:.*?)</td></tr>"
 )
 IMG = re.compile(r'<img alt="(.*?)" src="(.*?)">')
 
@@ -63,10 +64,8 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 
 def shown(value: float, unit: str) -> str:
-    """The report's documented format: % ×100 with 2 decimals, else 4 significant digits."""
-    if unit == "%":
-        return f"{value * 100:.2f} %"
-    return f"{value:.4g} {unit}".strip()
+    """The one value format of dashboard, plain output, summary table and report."""
+    return format_value(value, unit)
 
 
 def test_report_is_self_contained_and_embeds_every_png(rendered: list[Path]) -> None:
@@ -89,17 +88,20 @@ def test_summary_rows_match_the_logged_values(rendered: list[Path]) -> None:
     text = rendered[-1].read_text(encoding="utf-8")
     rows = {(html.unescape(s), html.unescape(n)): rest for s, n, *rest in ROW.findall(text)}
     assert set(rows) == {(split, name) for split, name, _ in SERIES}
-    for (split, name, unit), values in SERIES.items():
+    for (split, name, unit), series in SERIES.items():
+        # Epoch values only: the last of each epoch (steps 2, 4); machine samples all count.
+        values = series if split == "system" else series[1::2]
         finite = [v for v in values if not math.isnan(v)]
         expected = [
             str(len(values)),
             *(shown(v, unit) for v in (min(finite), values[-1], max(finite))),
         ]
         assert [html.unescape(cell) for cell in rows[(split, name)]] == expected, (split, name)
-    assert rows[("valid", "f1 <macro>")][0] == "4"
+    assert rows[("valid", "f1 <macro>")][0] == "2"
     assert "f1 &lt;macro&gt;" in text and "f1 <macro>" not in text  # escaped
-    assert rows[("system", "gpu0_power")][1:] == ["199 W", "199 W", "245.5 W"]
-    assert rows[("train", "accuracy")][1:] == ["50.00 %", "81.25 %", "81.25 %"]
+    assert rows[("system", "gpu0_power")][1:] == ["199.0 W", "199.0 W", "245.5 W"]
+    # The running 50.00% of step 1 is no epoch value: it is not the minimum.
+    assert rows[("train", "accuracy")][1:] == ["62.50%", "81.25%", "81.25%"]
     # the system split's order: train, valid, then system
     order = [s for s, *_ in ROW.findall(text)]
     assert order == sorted(order, key=["train", "valid", "system"].index)

@@ -105,7 +105,7 @@ CASES = [
         lambda: AUCMetric(),
         _weighted_binary,
         bad=[
-            ((torch.tensor([0, 3]), torch.tensor([0.1, 0.2])), {}, "labels not 0 or 1 (1 value)"),
+            ((torch.tensor([0, -1]), torch.tensor([0.1, 0.2])), {}, "negative labels (1 value)"),
             ((torch.tensor([0, 1]), torch.tensor([NAN, 0.2])), {}, "non-finite predictions"),
             (
                 (torch.tensor([0, 1]), torch.tensor([-0.1, 1.2])),

@@ -178,3 +178,48 @@ def test_zero_dim_states_survive_compilation() -> None:
     step(torch.tensor([0, 1, 1]), torch.tensor([0, 1, 0]))
     step(torch.tensor([0, 1, 1]), torch.tensor([0, 1, 0]))
     assert m.correct.item() == 4.0 and m.total.item() == 6.0 and int(m.num_updates) == 2
+
+
+def test_num_updates_is_an_int_as_in_cstorch() -> None:
+    from torchtally.metrics import MeanMetric
+
+    metric = MeanMetric("m")
+    assert metric.num_updates == 0 and isinstance(metric.num_updates, int)
+    metric.update(torch.ones(2))
+    metric.update(torch.ones(2))
+    assert metric.num_updates + 1 == 3 and metric.num_updates > 1
+    assert f"{metric.num_updates:d}" == "2"
+    metric.reset()
+    assert metric.num_updates == 0
+
+
+def test_registry_get_all_metrics_and_compute_all_metrics_as_cstorch() -> None:
+    import gc
+
+    from torchtally.metrics import (
+        AccuracyMetric,
+        MeanMetric,
+        compute_all_metrics,
+        get_all_metrics,
+    )
+
+    gc.collect()
+    before = {name for name, _ in get_all_metrics()}
+    first, second = AccuracyMetric("reg_acc"), AccuracyMetric("reg_acc")
+    alone = MeanMetric("reg_mean")
+    assert Metric.registry["reg_acc"] == [first, second]
+    assert "reg_mean" in Metric.registry
+    named = {name: metric for name, metric in get_all_metrics() if name not in before}
+    # a shared name gets the creation index, as cstorch's get_all_metrics
+    assert named == {"reg_acc.0": first, "reg_acc.1": second, "reg_mean": alone}
+    first.update(torch.tensor([1, 0]), torch.tensor([1, 1]))
+    second.update(torch.tensor([1]), torch.tensor([1]))
+    alone.update(torch.tensor([2.0, 4.0]))
+    values = compute_all_metrics()
+    assert float(values["reg_acc.0"]) == 0.5 and float(values["reg_acc.1"]) == 1.0
+    assert float(values["reg_mean"]) == 3.0
+    # the registry does not keep metrics alive
+    del first, second, alone, named, values
+    gc.collect()
+    assert "reg_acc" not in Metric.registry
+    assert not [n for n, _ in get_all_metrics() if n.startswith("reg_")]

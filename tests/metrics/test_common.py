@@ -15,8 +15,10 @@ from typing import Any
 import cases_calibration
 import cases_classification
 import cases_core
+import cases_curves
 import cases_ranking
 import cases_retrieval
+import cases_wrappers
 import pytest
 import torch
 from cases import Args, Case
@@ -28,7 +30,9 @@ from torchtally.testing import assert_traceable
 CASES: list[Case] = [*cases_core.CASES, *cases_classification.CASES, *cases_ranking.CASES]
 CASES += cases_retrieval.CASES
 CASES += cases_calibration.CASES
+CASES += cases_curves.CASES
 ALL_CASES: list[Case] = [*CASES, *cases_core.LAST_VALUE_CASES]
+ALL_CASES += cases_wrappers.RESAMPLING_CASES
 
 
 def _ids(cases: list[Case]) -> list[str]:
@@ -141,3 +145,64 @@ def test_every_case_with_bad_inputs_is_registered() -> None:
         if case.make().error_kinds and not case.bad:
             # multi-configuration metrics may register bad inputs on one configuration only
             assert any(c.bad for c in CASES if type(c.make()) is type(case.make())), case.id
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=_ids(ALL_CASES))
+def test_reset_drops_the_cached_value(case: Case) -> None:
+    """After `reset`, `compute` reflects the empty state, not the value cached before it."""
+    batch = case.batch(torch.Generator().manual_seed(5), 12)
+    metric, fresh = case.make(), case.make()
+    _run(metric, [batch])
+    float_before = metric.compute()
+    metric.reset()
+    after, empty = metric.compute(), fresh.compute()
+    if isinstance(empty, Tensor):
+        torch.testing.assert_close(after, empty, equal_nan=True)
+    elif isinstance(empty, float):
+        assert after == pytest.approx(empty, nan_ok=True)
+    # and the value comes back when the same data is seen again
+    _assert_values_equal(_run(metric, [batch]), float_before, exact=True)
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=_ids(ALL_CASES))
+def test_update_takes_cstorchs_dtype_argument(case: Case) -> None:
+    """`update(..., dtype=)` casts `compute`'s floating value, as cstorch; an update without
+    it clears it; so does `reset`."""
+    positional, keyword = case.batch(torch.Generator().manual_seed(6), 12)
+    metric = case.make()
+    metric.update(*positional, **keyword, dtype=torch.float16)
+    value = metric.compute()
+    plain = case.make()
+    plain.update(*positional, **keyword)
+    expected = plain.compute()
+    if isinstance(value, Tensor) and isinstance(expected, Tensor):
+        if expected.is_floating_point():
+            assert value.dtype == torch.float16
+            torch.testing.assert_close(value, expected.to(torch.float16), equal_nan=True)
+        else:
+            assert torch.equal(value, expected)
+    metric.reset()
+    metric.update(*positional, **keyword)
+    _assert_values_equal(metric.compute(), expected, exact=True)
+    with pytest.raises(TypeError, match=r"Argument `dtype` must be a torch.dtype"):
+        case.make().update(*positional, **keyword, dtype="float16")
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=_ids(ALL_CASES))
+def test_a_model_holding_the_metric_loads_a_plain_checkpoint_strictly(case: Case) -> None:
+    """Metric states are non-persistent by default (cstorch): a model with a metric and the same
+    model without one load each other's state_dict with strict=True."""
+    plain = torch.nn.Sequential(torch.nn.Linear(2, 2))
+    with_metric = torch.nn.Sequential(torch.nn.Linear(2, 2))
+    with_metric.add_module("metric", case.make())
+    _run(with_metric.metric, [case.batch(torch.Generator().manual_seed(7), 8)])
+    with_metric.load_state_dict(plain.state_dict(), strict=True)
+    plain.load_state_dict(with_metric.state_dict(), strict=True)
+    # Opting in saves every state, and the metrics-only state holds them all regardless.
+    metric = with_metric.metric
+    assert set(metric.persistent(True).state_dict()) == {n for n, _, _ in metric.states()}
+    assert set(metric.persistent(False).state_dict_all()) == {n for n, _, _ in metric.states()}
+    restored = case.make()
+    restored.load_state_dict_all(metric.state_dict_all())
+    assert restored.num_updates == metric.num_updates == 1
+    _assert_values_equal(restored.compute(), metric.compute(), exact=True)

@@ -33,7 +33,8 @@ def test_seed_003_example() -> None:
 
 @pytest.mark.parametrize("name", sorted(optim.OPTIMIZERS))
 def test_every_optimizer_is_reachable(name: str) -> None:
-    assert type(optim.configure_optimizer(name.upper(), _params())) is optim.OPTIMIZERS[name]
+    params = [torch.zeros(3, 2, requires_grad=True)] if name == "Muon" else _params()
+    assert type(optim.configure_optimizer(name.upper(), params)) is optim.OPTIMIZERS[name]
 
 
 def test_learning_rate_is_another_name_for_lr() -> None:
@@ -48,7 +49,7 @@ def test_learning_rate_is_another_name_for_lr() -> None:
             "Adamm",
             {},
             "Argument `optimizer_type` must name one of: Adadelta, Adafactor, Adagrad, Adam, "
-            "Adamax, AdamW, ASGD, Lamb, Lion, NAdam, RAdam, RMSprop, Rprop, SGD "
+            "Adamax, AdamW, ASGD, Lamb, Lion, Muon, NAdam, RAdam, RMSprop, Rprop, SGD "
             r"\(case-insensitive\). Received: optimizer_type='Adamm'",
         ),
         (None, {}, "Received: optimizer_type=None"),

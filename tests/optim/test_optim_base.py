@@ -3,6 +3,7 @@ subclasses, and errors that name the argument."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -24,12 +25,19 @@ FULL: dict[str, dict[str, Any]] = {
     "ASGD": {},
     "Lamb": {},
     "Lion": {},
+    "Muon": {},
     "NAdam": {},
     "RAdam": {},
     "RMSprop": {"momentum": 0.9, "centered": True},
     "Rprop": {},
     "SGD": {"momentum": 0.9},
 }
+
+
+def _params(name: str, model: TinyModel) -> list[torch.nn.Parameter]:
+    # Muon takes matrices only (its vectors go to another optimizer).
+    params = list(model.parameters())
+    return [p for p in params if p.dim() >= 2] if name == "Muon" else params
 
 
 def test_full_configurations_cover_every_optimizer() -> None:
@@ -39,11 +47,12 @@ def test_full_configurations_cover_every_optimizer() -> None:
 @pytest.mark.parametrize("name", sorted(FULL))
 def test_state_is_allocated_at_construction_and_never_added_in_step(name: str) -> None:
     model = TinyModel()
-    opt = optim.OPTIMIZERS[name](model.parameters(), lr=0.01, **FULL[name])
-    before = {p: dict(opt.state[p]) for p in model.parameters()}
-    assert all(before[p] for p in model.parameters()), "every parameter needs state"
+    params = _params(name, model)
+    opt = optim.OPTIMIZERS[name](params, lr=0.01, **FULL[name])
+    before = {p: dict(opt.state[p]) for p in params}
+    assert all(before[p] for p in params), "every parameter needs state"
     train(model, opt, 3)
-    for p in model.parameters():
+    for p in params:
         after = opt.state[p]
         assert after.keys() == before[p].keys()
         assert all(after[k] is before[p][k] for k in after), "state updated in place"
@@ -52,10 +61,11 @@ def test_state_is_allocated_at_construction_and_never_added_in_step(name: str) -
 @pytest.mark.parametrize("name", sorted(FULL))
 def test_state_names_to_sparsify_are_shaped_like_their_parameter(name: str) -> None:
     model = TinyModel()
-    opt = optim.OPTIMIZERS[name](model.parameters(), lr=0.01, **FULL[name])
+    params = _params(name, model)
+    opt = optim.OPTIMIZERS[name](params, lr=0.01, **FULL[name])
     names = opt.state_names_to_sparsify()
     found = 0
-    for p in model.parameters():
+    for p in params:
         for key in names:
             if key in opt.state[p]:
                 found += 1
@@ -68,11 +78,11 @@ def test_state_names_to_sparsify_are_shaped_like_their_parameter(name: str) -> N
 @pytest.mark.parametrize("name", sorted(FULL))
 def test_state_dict_round_trip_resumes_exactly(name: str) -> None:
     straight_model, resumed_model = TinyModel(), TinyModel()
-    straight = optim.OPTIMIZERS[name](straight_model.parameters(), lr=0.01, **FULL[name])
+    straight = optim.OPTIMIZERS[name](_params(name, straight_model), lr=0.01, **FULL[name])
     train(straight_model, straight, 4)
     saved = straight.state_dict()
     resumed_model.load_state_dict(straight_model.state_dict())
-    resumed = optim.OPTIMIZERS[name](resumed_model.parameters(), lr=0.5, **FULL[name])
+    resumed = optim.OPTIMIZERS[name](_params(name, resumed_model), lr=0.5, **FULL[name])
     resumed.load_state_dict(saved)
     assert float(resumed.param_groups[0]["lr"]) == pytest.approx(0.01)
     train(straight_model, straight, 4)
@@ -93,7 +103,9 @@ def test_loads_a_torch_adam_checkpoint_and_continues_like_torch() -> None:
     oracle = torch.optim.Adam(torch_model.parameters(), lr=0.01, foreach=False)
     train(torch_model, oracle, 5)
     ours_model.load_state_dict(torch_model.state_dict())
-    ours = optim.Adam(ours_model.parameters(), lr=0.01)
+    # torch's placement of eps (Cerebras' is the default); the checkpoint's step count becomes
+    # the bias-correction powers.
+    ours = optim.Adam(ours_model.parameters(), lr=0.01, eps_placement="torch")
     ours.load_state_dict(oracle.state_dict())
     train(torch_model, oracle, 5)
     train(ours_model, ours, 5)
@@ -115,7 +127,10 @@ def test_a_float_rate_set_later_still_steps() -> None:
     opt.param_groups[0]["lr"] = 0.5
     w.sum().backward()
     opt.step()
-    torch.testing.assert_close(w.detach(), torch.full((2,), 0.5))
+    # Cerebras' Adam: lr * m / (sqrt(v) + eps) * sqrt(1 - beta2) / (1 - beta1), g = 1, eps 1e-6.
+    root_v = math.sqrt(1 - 0.999)
+    expected = 1 - 0.5 * 0.1 / (root_v + 1e-6) * root_v / 0.1
+    torch.testing.assert_close(w.detach(), torch.full((2,), expected))
 
 
 def test_added_param_group_gets_state_and_a_rate_tensor_at_once() -> None:
@@ -123,7 +138,7 @@ def test_added_param_group_gets_state_and_a_rate_tensor_at_once() -> None:
     opt = optim.Adam([model.w1], lr=0.01)
     opt.add_param_group({"params": [model.b1], "lr": 0.2})
     assert isinstance(opt.param_groups[1]["lr"], Tensor)
-    assert set(opt.state[model.b1]) == {"step", "exp_avg", "exp_avg_sq"}
+    assert set(opt.state[model.b1]) == {"beta1_power", "beta2_power", "exp_avg", "exp_avg_sq"}
 
 
 def test_a_refused_param_group_is_not_added() -> None:

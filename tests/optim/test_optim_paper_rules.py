@@ -97,6 +97,8 @@ def test_lion_follows_program_1(wd: float) -> None:
 
 
 # --- LAMB: You et al. 2020, "Large Batch Optimization for Deep Learning", Algorithm 2 ---
+# Algorithm 2 corrects the moments' bias: `bias_correction=True` (Cerebras' default is False,
+# checked against the real cstorch.optim.Lamb in tests/cstorch_oracle/test_optim_parity.py).
 
 
 def lamb_reference(w, grads, lr, beta1, beta2, eps, wd):  # type: ignore[no-untyped-def]
@@ -120,26 +122,54 @@ def test_lamb_first_step_by_hand() -> None:
     # r = g / |g| = (1, 1); u = r + 0.1 w0 = (1.3, 1.4); ||u|| = sqrt(3.65);
     # w1 = w0 - 0.01 * 5 / sqrt(3.65) * (1.3, 1.4).
     ratio = 0.01 * 5 / math.sqrt(3.65)
-    history = run(optim.Lamb, [3.0, 4.0], [[1.0, 2.0]], (2,), lr=0.01, eps=0.0, weight_decay=0.1)
+    history = run(
+        optim.Lamb,
+        [3.0, 4.0],
+        [[1.0, 2.0]],
+        (2,),
+        lr=0.01,
+        eps=0.0,
+        weight_decay=0.1,
+        bias_correction=True,
+    )
     assert_history(history, [[3 - ratio * 1.3, 4 - ratio * 1.4]], HAND_TOL)
 
 
 @pytest.mark.parametrize("wd", [0.0, 0.05])
 def test_lamb_follows_algorithm_2(wd: float) -> None:
     history = run(
-        optim.Lamb, START, GRADS, (3, 2), lr=0.01, betas=(0.9, 0.99), eps=1e-6, weight_decay=wd
+        optim.Lamb,
+        START,
+        GRADS,
+        (3, 2),
+        lr=0.01,
+        betas=(0.9, 0.99),
+        eps=1e-6,
+        weight_decay=wd,
+        bias_correction=True,
     )
     assert_history(history, lamb_reference(START, GRADS, f32(0.01), 0.9, 0.99, 1e-6, wd), TOL)
 
 
 def test_lamb_trust_ratio_is_one_for_a_zero_weight() -> None:
     # ||w|| = 0: the paper's ratio is 0/x; the convention (and cstorch's) is a ratio of 1.
-    history = run(optim.Lamb, [0.0, 0.0], [[1.0, -1.0]], (2,), lr=0.1, eps=0.0)
+    history = run(
+        optim.Lamb, [0.0, 0.0], [[1.0, -1.0]], (2,), lr=0.1, eps=0.0, bias_correction=True
+    )
     assert_history(history, [[-0.1, 0.1]], HAND_TOL)
 
 
 def test_lamb_adam_option_fixes_the_ratio_at_one() -> None:
-    history = run(optim.Lamb, [3.0, 4.0], [[1.0, 2.0]], (2,), lr=0.01, eps=0.0, adam=True)
+    history = run(
+        optim.Lamb,
+        [3.0, 4.0],
+        [[1.0, 2.0]],
+        (2,),
+        lr=0.01,
+        eps=0.0,
+        adam=True,
+        bias_correction=True,
+    )
     assert_history(history, [[2.99, 3.99]], HAND_TOL)
 
 

@@ -103,5 +103,5 @@ def test_eval_example_reports_the_independently_computed_accuracy(
             losses.append(torch.nn.functional.cross_entropy(outputs, targets).item())
     expected = accuracy_score(labels, predictions)
     assert 0.5 < expected < 1.0  # trained, and not a trivially perfect split
-    assert reported_accuracy == pytest.approx(expected, abs=1e-12)
+    assert reported_accuracy == pytest.approx(expected, abs=1e-7)  # float32, as cstorch
     assert reported_loss == pytest.approx(mean(losses), rel=1e-6)

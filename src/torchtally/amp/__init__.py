@@ -11,6 +11,30 @@ Example:
 
 from torchtally.amp._grad_scaler import GradScaler
 from torchtally.amp._optimizer_step import optimizer_step
-from torchtally.amp._precision import autocast, get_half_dtype, use_bfloat16
+from torchtally.amp._precision import (
+    autocast,
+    enable_mixed_precision,
+    get_floating_point_dtype,
+    get_floating_point_dtype_str,
+    get_half_dtype,
+    get_half_dtype_str,
+    is_cbfloat16_tensor,
+    mixed_precision,
+    set_half_dtype,
+    use_bfloat16,
+)
 
-__all__ = ["GradScaler", "autocast", "get_half_dtype", "optimizer_step", "use_bfloat16"]
+__all__ = [
+    "GradScaler",
+    "autocast",
+    "enable_mixed_precision",
+    "get_floating_point_dtype",
+    "get_floating_point_dtype_str",
+    "get_half_dtype",
+    "get_half_dtype_str",
+    "is_cbfloat16_tensor",
+    "mixed_precision",
+    "optimizer_step",
+    "set_half_dtype",
+    "use_bfloat16",
+]

@@ -1,9 +1,11 @@
 """`GradScaler`: cstorch's loss scaler, static or dynamic, with no host reads.
 
-Dynamic loss scaling (as in cstorch): every `update` counts a step since the last rescale, and
-an overflow (a non-finite gradient) when there was one. When the fraction of overflow steps
-since the last rescale exceeds `overflow_tolerance`, the scale halves and both counters reset;
-after `steps_per_increase` steps since the last rescale, it doubles and the counters reset.
+Dynamic loss scaling (as in cstorch 2.10): every `update` counts a step since the last rescale,
+and an overflow when the global gradient norm `sqrt(sum(g * g))` is not finite (so finite but
+huge gradients whose squares overflow count too). When the fraction of overflow steps since the
+last rescale exceeds `overflow_tolerance`, the scale halves and both counters reset; once the
+count exceeds `steps_per_increase` (the (steps_per_increase + 1)-th clean step), it doubles and
+the counters reset.
 The scale stays within `[min_loss_scale, max_loss_scale]`. A step with an overflow is skipped
 by `torch.where` on the parameters and optimizer state, never by a Python branch on a value.
 """
@@ -18,10 +20,12 @@ from torch import Tensor
 from torchtally._errors import check_int
 from torchtally.amp._clip import clip_grad_norm, grads_of
 from torchtally.amp._conditional import step_where
+from torchtally.amp._precision import get_half_dtype_str
 
 __all__ = ["GradScaler"]
 
 _DEFAULT_SCALE = 2.0**15
+_DEFAULT_SCALE_CBFLOAT16 = 2.0**31
 _DEFAULT_MIN = 2.0**-14
 _DEFAULT_STEPS_PER_INCREASE = 2000
 _UNSCALED, _STEPPED = "unscaled", "stepped"
@@ -34,11 +38,12 @@ class GradScaler:
     Args:
         loss_scale: "dynamic" for dynamic loss scaling, or a fixed positive scale.
             None or 0.0 (the default) means no scaling.
-        init_scale: The initial scale of dynamic scaling. Default: 2**15.
+        init_scale: The initial scale of dynamic scaling. Default: 2**15 (2**31 when the
+            half dtype is cbfloat16).
         steps_per_increase: Steps since the last rescale after which dynamic scaling doubles
             the scale. Default: 2000.
         min_loss_scale: The smallest scale dynamic scaling may choose. Default: 2**-14.
-        max_loss_scale: The largest scale dynamic scaling may choose. Default: 2**15.
+        max_loss_scale: The largest scale dynamic scaling may choose. Default: as init_scale.
         overflow_tolerance: The largest fraction of steps with non-finite gradients (since the
             last rescale) tolerated before the scale halves. Default: 0.0 (any overflow).
         max_gradient_norm: Dynamic scaling only: clip each optimizer's unscaled gradients to
@@ -66,7 +71,13 @@ class GradScaler:
         self.steps_per_increase = _default(steps_per_increase, _DEFAULT_STEPS_PER_INCREASE)
         check_int("steps_per_increase", self.steps_per_increase, 1)
         self.min_loss_scale = _positive("min_loss_scale", _default(min_loss_scale, _DEFAULT_MIN))
-        self.max_loss_scale = _positive("max_loss_scale", _default(max_loss_scale, _DEFAULT_SCALE))
+        if self.dynamic and self.min_loss_scale < _DEFAULT_MIN:
+            raise ValueError(
+                "Argument `min_loss_scale` must be >= 2**-14 for dynamic loss scaling. "
+                f"Received: min_loss_scale={self.min_loss_scale}"
+            )
+        top = _DEFAULT_SCALE_CBFLOAT16 if get_half_dtype_str() == "cbfloat16" else _DEFAULT_SCALE
+        self.max_loss_scale = _positive("max_loss_scale", _default(max_loss_scale, top))
         if self.min_loss_scale > self.max_loss_scale:
             raise ValueError(
                 "Argument `min_loss_scale` must be <= max_loss_scale "
@@ -76,12 +87,16 @@ class GradScaler:
         self.max_gradient_norm = (
             None if max_gradient_norm is None else _positive("max_gradient_norm", max_gradient_norm)
         )
-        init = _positive("init_scale", _default(init_scale, _DEFAULT_SCALE))
+        init = _positive("init_scale", _default(init_scale, top))
         self._static_scale = static  # a Python float, so `is_enabled` never reads a tensor
         first = min(self.max_loss_scale, init) if self.dynamic else static
         self._loss_scale = torch.tensor(first, dtype=torch.float32)
         self._steps_since_rescale = torch.zeros((), dtype=torch.int64)
         self._overflows_since_rescale = torch.zeros((), dtype=torch.int64)
+        self._num_skipped_steps = torch.zeros((), dtype=torch.int64)
+        self._non_clamped_loss_scale: Tensor | None = None
+        # Sum of the squared unscaled gradients of this iteration (all optimizers).
+        self._sum_squares: Tensor | None = None
         self._isfinite: Tensor | None = None
         self._stages: dict[int, str] = {}
 
@@ -94,6 +109,24 @@ class GradScaler:
     def get_scale(self) -> Tensor:
         """The current loss scale (a 0-d float32 tensor on the gradients' device)."""
         return self._loss_scale
+
+    def get_non_clamped_scale(self) -> Tensor:
+        """The dynamic scale before the last clamp to `min_loss_scale` (else the scale)."""
+        if self.dynamic and self._non_clamped_loss_scale is not None:
+            return self._non_clamped_loss_scale
+        return self._loss_scale
+
+    def get_num_skipped_steps(self) -> Tensor:
+        """How many optimizer steps were skipped for non-finite gradients (a 0-d int64 tensor;
+        always 0 without dynamic scaling)."""
+        if self.dynamic:
+            return self._num_skipped_steps
+        return torch.zeros((), dtype=torch.int64)
+
+    @property
+    def num_skipped_steps(self) -> Tensor:
+        """Same as `get_num_skipped_steps()`."""
+        return self.get_num_skipped_steps()
 
     def scale(self, loss: Tensor) -> Tensor:
         """Multiply `loss` by the loss scale.
@@ -156,8 +189,12 @@ class GradScaler:
             raise RuntimeError("step() was already called for this optimizer since update().")
         self.unscale_(optimizer)
         self._stages[id(optimizer)] = _STEPPED
+        if self.dynamic and self._isfinite is None and self._sum_squares is not None:
+            # Judged once per iteration, on every optimizer unscaled so far (as cstorch).
+            self._isfinite = self._sum_squares.sqrt() < float("inf")
         if not self.dynamic or self._isfinite is None:
             return optimizer.step(*args, **kwargs)
+        self._num_skipped_steps.add_((~self._isfinite).long())
         return step_where(self._isfinite, optimizer, *args, **kwargs)
 
     def update(self, new_scale: float | None = None) -> None:
@@ -174,6 +211,7 @@ class GradScaler:
         if self.dynamic and self._isfinite is not None:
             self._update_scale(self._isfinite)
         self._isfinite = None
+        self._sum_squares = None
         self._stages.clear()
 
     # --------------------------------------------------------------------- checkpoints
@@ -184,6 +222,7 @@ class GradScaler:
         if self.dynamic:
             state["steps_since_rescale"] = self._steps_since_rescale.detach().clone()
             state["overflows_since_rescale"] = self._overflows_since_rescale.detach().clone()
+            state["num_skipped_steps"] = self._num_skipped_steps.detach().clone()
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -196,6 +235,7 @@ class GradScaler:
             ("loss_scale", self._loss_scale),
             ("steps_since_rescale", self._steps_since_rescale),
             ("overflows_since_rescale", self._overflows_since_rescale),
+            ("num_skipped_steps", self._num_skipped_steps),
         ):
             if key in state_dict:
                 target.copy_(torch.as_tensor(state_dict[key], dtype=target.dtype))
@@ -209,11 +249,13 @@ class GradScaler:
             self._loss_scale = self._loss_scale.to(device)
             self._steps_since_rescale = self._steps_since_rescale.to(device)
             self._overflows_since_rescale = self._overflows_since_rescale.to(device)
+            self._num_skipped_steps = self._num_skipped_steps.to(device)
 
     def _record_finite(self, grads: list[Tensor]) -> None:
         device = self._loss_scale.device
-        finite = torch.stack([torch.isfinite(g).all().to(device) for g in grads]).all()
-        self._isfinite = finite if self._isfinite is None else self._isfinite & finite
+        # Squares in the gradient's dtype, as cstorch: a float16 gradient above ~256 overflows.
+        squares = torch.stack([torch.sum(g * g).float().to(device) for g in grads]).sum()
+        self._sum_squares = squares if self._sum_squares is None else self._sum_squares + squares
 
     def _update_scale(self, isfinite: Tensor) -> None:
         steps, overflows, scale = (
@@ -227,11 +269,14 @@ class GradScaler:
         exceeded = overflows.float() / steps.float() > self.overflow_tolerance
         scale.copy_(torch.where(exceeded, scale / 2, scale))
         _reset_where(exceeded, steps, overflows)
-        # Enough steps since the last rescale (checked after a possible reset): double.
-        grow = steps >= self.steps_per_increase
+        # More than `steps_per_increase` steps since the last rescale (checked after a possible
+        # reset): double. cstorch compares strictly, so the first doubling is on step n + 1.
+        grow = steps > self.steps_per_increase
         scale.copy_(torch.where(grow, scale * 2, scale))
         _reset_where(grow, steps, overflows)
-        scale.clamp_(self.min_loss_scale, self.max_loss_scale)
+        scale.clamp_(max=self.max_loss_scale)
+        self._non_clamped_loss_scale = scale.detach().clone()
+        scale.clamp_(min=self.min_loss_scale)
 
 
 def _reset_where(condition: Tensor, *counters: Tensor) -> None:

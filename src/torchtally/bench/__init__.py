@@ -7,10 +7,17 @@ layers counted. Any `torchtally.metrics.Metric` subclass is also accepted as a w
 """
 
 from torchtally.bench._activation_sparsity import ActivationSparsity, ActivationSparsityByLayer
+from torchtally.bench._audio import MelSpectrogram, MFCCPreProcessor, S2SPreProcessor
 from torchtally.bench._benchmark import Benchmark
 from torchtally.bench._failure import MetricFailedError
 from torchtally.bench._hooks import ActivationHook, ConnectionHook
-from torchtally.bench._metric_types import AccumulatedMetric, StaticMetric, WorkloadMetric
+from torchtally.bench._metric_types import (
+    AccumulatedMetric,
+    DeviceAccumulatedMetric,
+    DeviceWorkloadMetric,
+    StaticMetric,
+    WorkloadMetric,
+)
 from torchtally.bench._model import BenchModel, TorchModel, as_bench_model
 from torchtally.bench._neuron_metrics import (
     NEURON_RESET_OPERATIONS,
@@ -40,18 +47,57 @@ __all__ = [
     "ClassificationAccuracy",
     "ConnectionHook",
     "ConnectionSparsity",
+    "DeviceAccumulatedMetric",
+    "DeviceWorkloadMetric",
     "Footprint",
+    "MFCCPreProcessor",
+    "MelSpectrogram",
     "MembraneUpdates",
     "MetricFailedError",
     "NeuronOperations",
     "ParameterCount",
     "PostProcessor",
     "PreProcessor",
+    "S2SPreProcessor",
     "SNNTorchModel",
     "StaticMetric",
     "SynapticOperations",
     "TorchModel",
     "WorkloadMetric",
     "as_bench_model",
+    "builtin_metric_class",
     "save_results",
 ]
+
+
+_STATIC_BUILTINS = ("ParameterCount", "Footprint", "ConnectionSparsity")
+_WORKLOAD_BUILTINS = (
+    "MembraneUpdates",
+    "ActivationSparsity",
+    "SynapticOperations",
+    "ClassificationAccuracy",
+    "ActivationSparsityByLayer",
+    "MSE",
+    "SMAPE",
+    "R2",
+    "NeuronOperations",
+)
+
+
+def builtin_metric_class(class_name: str, static: bool) -> type | None:
+    """The built-in metric class NeuroBench's deprecated string names resolve to.
+
+    Args:
+        class_name: The class name, e.g. ``"Footprint"``.
+        static: Look among the static metrics (else among the workload metrics).
+
+    Returns:
+        The class, or None when there is no such built-in.
+
+    Example:
+        >>> builtin_metric_class("MSE", static=False).__name__
+        'MSE'
+    """
+    names = _STATIC_BUILTINS if static else _WORKLOAD_BUILTINS
+    found: type | None = globals()[class_name] if class_name in names else None
+    return found

@@ -13,14 +13,14 @@ from torch import Tensor
 
 from torchtally.bench._counting import count_true
 from torchtally.bench._hooks import ActivationHook
-from torchtally.bench._metric_types import AccumulatedMetric, WorkloadMetric
+from torchtally.bench._metric_types import DeviceAccumulatedMetric, DeviceWorkloadMetric
 from torchtally.bench._model import BenchModel
 
 __all__ = ["ActivationSparsity", "ActivationSparsityByLayer"]
 
 
 @final
-class ActivationSparsity(WorkloadMetric):
+class ActivationSparsity(DeviceWorkloadMetric):
     """Fraction of zero activations in a batch, over all activation layers.
 
     Example:
@@ -32,7 +32,7 @@ class ActivationSparsity(WorkloadMetric):
     def __init__(self) -> None:
         super().__init__(requires_hooks=True)
 
-    def __call__(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Tensor:
+    def batch_value(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Tensor:
         outputs = [
             (hook.name, output)
             for hook in _hooks_of(model, "ActivationSparsity")
@@ -47,7 +47,7 @@ class ActivationSparsity(WorkloadMetric):
 
 
 @final
-class ActivationSparsityByLayer(AccumulatedMetric):
+class ActivationSparsityByLayer(DeviceAccumulatedMetric):
     """Fraction of zero activations per activation layer, over the whole run.
 
     NeuroBench 2.3.0's version cannot be constructed (its `__init__` skips the base class's),
@@ -71,7 +71,7 @@ class ActivationSparsityByLayer(AccumulatedMetric):
         self._nonzero = {}
         self._total = {}
 
-    def __call__(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> None:
+    def accumulate(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> None:
         for hook in _hooks_of(model, "ActivationSparsityByLayer"):
             if not hook.activation_outputs:
                 continue

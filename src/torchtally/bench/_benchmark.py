@@ -74,10 +74,10 @@ class Benchmark:
         self.postprocessors = check_processors("postprocessors", postprocessors)
         static_classes, workload_classes = _split_metric_list(metric_list)
         self.static_metrics: dict[str, StaticMetric] = {
-            _metric_name(cls): _construct(cls) for cls in static_classes
+            name: _construct(name, cls) for name, cls in static_classes
         }
         self.workload_metrics: list[MetricRunner] = [
-            make_runner(_construct(cls), _metric_name(cls)) for cls in workload_classes
+            make_runner(_construct(name, cls), name) for name, cls in workload_classes
         ]
         self.results: dict[str, Any] | None = None
 
@@ -109,6 +109,8 @@ class Benchmark:
             ValueError: If there is no dataloader, or it yields no batch.
         """
         loader = dataloader if dataloader is not None else self.dataloader
+        if not quiet:
+            print("Running benchmark")
         if loader is None:
             raise ValueError("Argument `dataloader` must be given to run() or to Benchmark()")
         pre = _override("preprocessors", preprocessors, self.preprocessors)
@@ -161,6 +163,58 @@ class Benchmark:
             raise RuntimeError("Benchmark.save_benchmark_results: call run() first")
         return save_results(self.results, file_path, file_format)
 
+    def to_nir(self, dummy_input: Tensor, filename: str | os.PathLike[str], **kwargs: Any) -> None:
+        """Export the network to NIR (Neural Intermediate Representation) with snnTorch.
+
+        Args:
+            dummy_input: An input of the network's shape, to trace it.
+            filename: The file to write.
+            **kwargs: Passed to `snntorch.export_nir.export_to_nir`.
+
+        Raises:
+            ImportError: If `nir`, or snnTorch >= 0.9 with its NIR export, is not installed.
+        """
+        try:
+            import nir  # type: ignore[import-not-found,unused-ignore]
+        except ImportError as exc:
+            raise ImportError("Benchmark.to_nir needs the `nir` package (pip install nir)") from exc
+        try:
+            from snntorch.export_nir import export_to_nir
+        except ImportError as exc:
+            raise ImportError(
+                "Benchmark.to_nir needs snntorch >= 0.9 (its `snntorch.export_nir` module)"
+            ) from exc
+        graph = export_to_nir(self.model.__net__(), dummy_input, **kwargs)
+        nir.write(os.fspath(filename), graph)
+        print(f"Model exported to {os.fspath(filename)}")
+
+    def to_onnx(self, dummy_input: Tensor, filename: str | os.PathLike[str], **kwargs: Any) -> None:
+        """Export the network to ONNX with `torch.onnx.export`, in eval mode and without
+        gradients (the network's training mode is restored afterwards).
+
+        Args:
+            dummy_input: An input of the network's shape, to trace it.
+            filename: The `.onnx` file to write.
+            **kwargs: Passed to `torch.onnx.export`.
+
+        Raises:
+            ImportError: If the `onnx` package is not installed.
+        """
+        import importlib.util
+
+        if importlib.util.find_spec("onnx") is None:
+            raise ImportError("Benchmark.to_onnx needs the `onnx` package (pip install onnx)")
+        net = self.model.__net__()
+        _reset_snntorch_state(net)
+        was_training = net.training
+        net.eval()
+        try:
+            with torch.no_grad():
+                torch.onnx.export(net, (dummy_input.detach(),), os.fspath(filename), **kwargs)
+        finally:
+            net.train(was_training)
+        print(f"Model exported to {os.fspath(filename)}")
+
     def _run_batches(
         self,
         loader: Iterable[Any],
@@ -186,7 +240,9 @@ class Benchmark:
             batches += 1
             if verbose:
                 current = {r.name: self._final_value(r) for r in self.workload_metrics}
-                print(f"Batch {index + 1}: {results | current}")
+                total = f"/{len(loader)}" if isinstance(loader, Sized) else ""
+                print(f"\nBatch num {index + 1}{total}")
+                print(results | current)
         if batches == 0:
             raise ValueError("Argument `dataloader` must yield at least one batch")
 
@@ -204,25 +260,39 @@ class Benchmark:
             raise MetricFailedError(runner.name, "compute", exc) from exc
 
 
+def _reset_snntorch_state(net: nn.Module) -> None:
+    # snnTorch neurons with init_hidden keep the last batch's membrane; NeuroBench resets it
+    # before export so the exported graph starts from rest.
+    try:
+        from snntorch import utils
+    except ImportError:
+        return
+    utils.reset(net)
+
+
 def _override(
     name: str, given: Sequence[Processor] | None, default: list[Processor]
 ) -> list[Processor]:
     return default if given is None else check_processors(name, given)
 
 
-def _split_metric_list(metric_list: Any) -> tuple[list[type], list[type]]:
+Named = list[tuple[str, Any]]
+
+
+def _split_metric_list(metric_list: Any) -> tuple[Named, Named]:
     shape_ok = isinstance(metric_list, (list, tuple)) and len(metric_list) == 2
     if not shape_ok or not all(isinstance(group, (list, tuple)) for group in metric_list):
         raise TypeError(
             "Argument `metric_list` must be [[static metric classes], [workload metric "
             f"classes]]. Received: metric_list={metric_list!r}"
         )
-    static, workload = list(metric_list[0]), list(metric_list[1])
-    for index, cls in enumerate(static):
+    static = [_named(f"metric_list[0][{i}]", c, 0) for i, c in enumerate(metric_list[0])]
+    workload = [_named(f"metric_list[1][{i}]", c, 1) for i, c in enumerate(metric_list[1])]
+    for index, (_, cls) in enumerate(static):
         _check_class(f"metric_list[0][{index}]", cls, (StaticMetric,))
-    for index, cls in enumerate(workload):
+    for index, (_, cls) in enumerate(workload):
         _check_class(f"metric_list[1][{index}]", cls, (WorkloadMetric, Metric))
-    names = [_metric_name(cls) for cls in static + workload]
+    names = [name for name, _ in static + workload]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise ValueError(
@@ -232,6 +302,48 @@ def _split_metric_list(metric_list: Any) -> tuple[list[type], list[type]]:
     return static, workload
 
 
+def _named(argument: str, item: Any, group: int) -> tuple[str, Any]:
+    """`(result key, factory)`: a class is keyed by its name; a string (NeuroBench's deprecated
+    form) names a built-in metric and is itself the key, as in NeuroBench."""
+    if not isinstance(item, str):
+        return _metric_name(item), item
+    from torchtally.bench import builtin_metric_class
+
+    class_name = neurobench_class_name(item)
+    # NeuroBench announces the deprecation on stdout, before the lookup can fail.
+    print(
+        f"[DEPRECATION WARNING]: Using string-based metric names ('{item}') is deprecated "
+        "and will be removed in a future release. Please use the metric class "
+        f"'{class_name}' instead."
+    )
+    found = builtin_metric_class(class_name, static=group == 0)
+    if found is None:
+        kind = "static" if group == 0 else "workload"
+        raise ValueError(
+            f"Argument `{argument}` must name a built-in {kind} metric. Received: "
+            f"{argument}={item!r} (looked for class {class_name!r})"
+        )
+    return item, found
+
+
+def neurobench_class_name(metric_name: str) -> str:
+    """NeuroBench's mapping of a deprecated string metric name to its class name.
+
+    Args:
+        metric_name: e.g. ``"classification_accuracy"``, ``"sMAPE"``.
+
+    Returns:
+        The class name, e.g. ``"ClassificationAccuracy"``, ``"SMAPE"``.
+
+    Example:
+        >>> neurobench_class_name("synaptic_operations")
+        'SynapticOperations'
+    """
+    if metric_name in ("sMAPE", "r2", "mse"):
+        return metric_name.upper()
+    return "".join(word.title() for word in metric_name.split("_"))
+
+
 def _metric_class(factory: Any) -> Any:
     # A functools.partial of a metric class stands for the class, with constructor
     # arguments (e.g. partial(R2ScoreMetric, num_outputs=2)); it is keyed by the class name.
@@ -239,7 +351,9 @@ def _metric_class(factory: Any) -> Any:
 
 
 def _metric_name(factory: Any) -> str:
-    return str(_metric_class(factory).__name__)
+    # An instance has no __name__; its class's name keys it until _check_class rejects it.
+    cls = _metric_class(factory)
+    return str(getattr(cls, "__name__", type(cls).__name__))
 
 
 def _check_class(name: str, factory: Any, bases: tuple[type, ...]) -> None:
@@ -252,11 +366,11 @@ def _check_class(name: str, factory: Any, bases: tuple[type, ...]) -> None:
         )
 
 
-def _construct(factory: Callable[[], Any]) -> Any:
+def _construct(name: str, factory: Callable[[], Any]) -> Any:
     try:
         return factory()
     except Exception as exc:
-        raise MetricFailedError(_metric_name(factory), "construction", exc) from exc
+        raise MetricFailedError(name, "construction", exc) from exc
 
 
 def _as_batch(batch: Any, device: torch.device | str | None) -> tuple[Any, ...]:

@@ -5,8 +5,11 @@ averages its per-batch values weighted by batch size. An *accumulated* metric fo
 into its own state and reports `compute()` once the data is exhausted, for values (an R² score,
 operations per sample) that an average of per-batch values would get wrong.
 
-Workload metrics may return a 0-d tensor instead of a float: the benchmark keeps such values on
-the device and reads them all once, after the last batch, so the loop never waits on the host.
+Calling a metric follows NeuroBench 2.3.0: a workload metric returns the batch's value as a
+Python number, an accumulated metric folds the batch in and returns `compute()`. The benchmark
+does not call them: it calls `batch_value` / `accumulate`, which the built-in metrics implement
+with tensors left on the device, and reads every value once, after the last batch, so the loop
+never waits on the host. For a custom metric both default to its `__call__`.
 """
 
 from __future__ import annotations
@@ -19,7 +22,13 @@ from torch import Tensor
 if TYPE_CHECKING:
     from torchtally.bench._model import BenchModel
 
-__all__ = ["AccumulatedMetric", "StaticMetric", "WorkloadMetric"]
+__all__ = [
+    "AccumulatedMetric",
+    "DeviceAccumulatedMetric",
+    "DeviceWorkloadMetric",
+    "StaticMetric",
+    "WorkloadMetric",
+]
 
 
 class StaticMetric(ABC):
@@ -77,12 +86,26 @@ class WorkloadMetric(ABC):
             The batch's value: a float, or a 0-d tensor (read once at the end of the run).
         """
 
+    def batch_value(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Any:
+        """The batch's value as the benchmark collects it (by default, `self(...)`).
+
+        Args:
+            model: The wrapped model.
+            preds: The postprocessed predictions.
+            data: The batch.
+
+        Returns:
+            A number or a one-element tensor; a tensor stays on the device until the run ends.
+        """
+        return self(model, preds, data)
+
 
 class AccumulatedMetric(WorkloadMetric):
     """A workload metric that accumulates state over batches and reports `compute()` at the end.
 
-    Its `__call__` folds one batch into the state (its return value is not used by the
-    benchmark, which calls `compute()` once after the last batch).
+    Its `__call__` folds one batch into the state and (in NeuroBench's convention) returns
+    `compute()`. The benchmark calls `accumulate` per batch (by default `__call__`) and
+    `compute()` once after the last batch, so a custom `__call__` may also return None.
 
     Example:
         >>> class MaxError(AccumulatedMetric):
@@ -98,6 +121,16 @@ class AccumulatedMetric(WorkloadMetric):
         ...         self.worst = None
     """
 
+    def accumulate(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> None:
+        """Fold one batch into the state without computing the value (by default, `self(...)`).
+
+        Args:
+            model: The wrapped model.
+            preds: The postprocessed predictions.
+            data: The batch.
+        """
+        self(model, preds, data)
+
     @abstractmethod
     def compute(self) -> Any:
         """Return the value over every batch seen since the last `reset`.
@@ -109,3 +142,33 @@ class AccumulatedMetric(WorkloadMetric):
     @abstractmethod
     def reset(self) -> None:
         """Forget every batch seen; the benchmark calls this at the start of each run."""
+
+
+class DeviceWorkloadMetric(WorkloadMetric):
+    """A workload metric whose batch value is a device tensor; calling it returns a float.
+
+    Subclasses implement `batch_value`; `__call__` reads it to the host (NeuroBench's
+    convention), which the benchmark never does per batch.
+    """
+
+    @abstractmethod
+    def batch_value(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Tensor:
+        """The batch's value as a 0-d tensor (see `WorkloadMetric.batch_value`)."""
+
+    def __call__(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> float:
+        """The batch's value as a Python float."""
+        return float(self.batch_value(model, preds, data).item())
+
+
+class DeviceAccumulatedMetric(AccumulatedMetric):
+    """An accumulated metric with device-side state; calling it adds the batch and returns
+    `compute()` (NeuroBench's convention), while the benchmark calls only `accumulate`."""
+
+    @abstractmethod
+    def accumulate(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> None:
+        """Fold one batch into the state (see `AccumulatedMetric.accumulate`)."""
+
+    def __call__(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Any:
+        """Fold one batch in and return the value over every batch so far."""
+        self.accumulate(model, preds, data)
+        return self.compute()

@@ -11,7 +11,7 @@ from typing import Any, final
 from torch import Tensor
 
 from torchtally.bench._hooks import ActivationHook
-from torchtally.bench._metric_types import AccumulatedMetric
+from torchtally.bench._metric_types import DeviceAccumulatedMetric
 from torchtally.bench._model import BenchModel
 
 __all__ = ["NEURON_RESET_OPERATIONS", "MembraneUpdates", "NeuronOperations"]
@@ -34,7 +34,7 @@ def _read(value: Tensor | int) -> int:
 
 
 @final
-class MembraneUpdates(AccumulatedMetric):
+class MembraneUpdates(DeviceAccumulatedMetric):
     """Membrane-potential updates per sample, over all spiking-neuron layers.
 
     Example:
@@ -50,7 +50,7 @@ class MembraneUpdates(AccumulatedMetric):
         self._updates: Tensor | int = 0
         self._samples = 0
 
-    def __call__(self, model: BenchModel, preds: Any, data: tuple[Tensor, ...]) -> None:
+    def accumulate(self, model: BenchModel, preds: Any, data: tuple[Tensor, ...]) -> None:
         for hook in _spiking_hooks(model):
             self._updates = hook.membrane_updates() + self._updates
         self._samples += data[0].size(0)
@@ -62,7 +62,7 @@ class MembraneUpdates(AccumulatedMetric):
 
 
 @final
-class NeuronOperations(AccumulatedMetric):
+class NeuronOperations(DeviceAccumulatedMetric):
     """Neuron operations per sample: membrane updates times the neuron type's cost.
 
     "Effective Neuron Ops" weights the updates that happened; "Neuron Dense Ops" every neuron
@@ -85,7 +85,7 @@ class NeuronOperations(AccumulatedMetric):
         self._dense = 0
         self._samples = 0
 
-    def __call__(self, model: BenchModel, preds: Any, data: tuple[Tensor, ...]) -> None:
+    def accumulate(self, model: BenchModel, preds: Any, data: tuple[Tensor, ...]) -> None:
         for hook in _spiking_hooks(model):
             after = hook.post_fire_mem_potential
             if not after:

@@ -75,6 +75,7 @@ class ChooseMaxCount(PostProcessor):
     """
 
     def __call__(self, output: Tensor) -> Tensor:
+        _check_spikes("ChooseMaxCount", output, "(batch, time, classes)", exact=True)
         return output.sum(1).argmax(1)
 
 
@@ -88,7 +89,19 @@ class Aggregate(PostProcessor):
     """
 
     def __call__(self, output: Tensor) -> Tensor:
+        _check_spikes("Aggregate", output, "(batch, time, ...)", exact=False)
         return output.sum(1)
+
+
+def _check_spikes(name: str, output: Any, expected: str, exact: bool) -> None:
+    dims = output.dim() if isinstance(output, Tensor) else None
+    if dims is None or dims < 3 or (exact and dims != 3):
+        shape = tuple(output.shape) if isinstance(output, Tensor) else type(output).__name__
+        raise ValueError(
+            f"{name} expects the model's output to be spikes of shape {expected} (an "
+            f"SNNTorchModel's output). Received: {shape}. For an (N, C) output use an argmax "
+            "postprocessor instead."
+        )
 
 
 def check_processors(name: str, processors: Sequence[Callable[..., Any]] | None) -> list[Any]:

@@ -103,7 +103,7 @@ class _AveragedRunner(MetricRunner):
         self._values, self._sizes = [], []
 
     def update(self, model: BenchModel, preds: Any, data: tuple[Any, ...], batch_size: int) -> None:
-        self._values.append(_check_scalar(self.name, self.metric(model, preds, data)))
+        self._values.append(_check_scalar(self.name, self.metric.batch_value(model, preds, data)))
         self._sizes.append(batch_size)
 
     def result(self) -> float:
@@ -131,7 +131,7 @@ class _AccumulatedRunner(MetricRunner):
         self.metric.reset()
 
     def update(self, model: BenchModel, preds: Any, data: tuple[Any, ...], batch_size: int) -> None:
-        self.metric(model, preds, data)
+        self.metric.accumulate(model, preds, data)
 
     def result(self) -> Any:
         return to_python(self.metric.compute())

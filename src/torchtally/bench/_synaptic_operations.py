@@ -7,25 +7,42 @@ from typing import Any, final
 import torch
 from torch import Tensor, nn
 
+from torchtally._errors import check_choice
 from torchtally.bench._feedforward_ops import conv_ops, linear_ops
 from torchtally.bench._layers import CONV_LAYERS
-from torchtally.bench._metric_types import AccumulatedMetric
+from torchtally.bench._metric_types import DeviceAccumulatedMetric
 from torchtally.bench._model import BenchModel
 from torchtally.bench._op_count import OpCache, OpCount, stack_by_shape
+from torchtally.bench._recurrent_neurobench import neurobench_cells_ops
 from torchtally.bench._recurrent_ops import recurrent_cell_ops, recurrent_layer_ops
 
-__all__ = ["SynapticOperations", "calls_ops", "layer_ops"]
+__all__ = ["RECURRENT_COUNTINGS", "SynapticOperations", "calls_ops", "layer_ops"]
+
+#: The ways `SynapticOperations` counts recurrent cells.
+RECURRENT_COUNTINGS = ("neurobench", "gate_equations")
 
 
 @final
-class SynapticOperations(AccumulatedMetric):
+class SynapticOperations(DeviceAccumulatedMetric):
     """Synaptic operations per sample, over every call of every connection layer.
 
     Effective operations are products of a non-zero weight and a non-zero input; they are
     accumulates (ACs) when the layer's input is spike-valued (only 0, 1, -1) and
     multiply-accumulates (MACs) otherwise. Dense counts every product, zeros included.
     Linear and Conv layers are counted exactly as NeuroBench 2.3.0 counts them; recurrent
-    layers and cells from their gate equations (see `recurrent_layer_ops`).
+    layers from their gate equations (see `recurrent_layer_ops`), which NeuroBench cannot count.
+
+    Recurrent cells (`RNNCell`, `LSTMCell`, `GRUCell`) are counted as NeuroBench 2.3.0 counts
+    them by default (`recurrent_counting="neurobench"`), so leaderboard numbers match; where
+    NeuroBench has no right count (a cell called without a state, where it fails or counts
+    one sample of the batch; a GRUCell without bias) the gate equations count them. `recurrent_counting="gate_equations"` counts every cell
+    call from its gate equations, as layers are: products of a non-zero weight and a non-zero
+    value, elementwise gate products of non-zero operands, and a dense count of every product
+    whatever the state (see `recurrent_cell_ops`). Pass it as
+    `functools.partial(SynapticOperations, recurrent_counting="gate_equations")`.
+
+    Args:
+        recurrent_counting: ``"neurobench"`` (default) or ``"gate_equations"``.
 
     Returns (from `compute`):
         `{"Effective_MACs": ..., "Effective_ACs": ..., "Dense": ...}`, each per sample.
@@ -35,8 +52,10 @@ class SynapticOperations(AccumulatedMetric):
         {'Effective_MACs': 354.32, 'Effective_ACs': 0.0, 'Dense': 384.0}
     """
 
-    def __init__(self) -> None:
+    def __init__(self, recurrent_counting: str = "neurobench") -> None:
         super().__init__(requires_hooks=True)
+        check_choice("recurrent_counting", recurrent_counting, RECURRENT_COUNTINGS)
+        self.recurrent_counting = recurrent_counting
         self.reset()
 
     def reset(self) -> None:
@@ -46,14 +65,15 @@ class SynapticOperations(AccumulatedMetric):
         self._samples = 0
         self._cache = OpCache()
 
-    def __call__(self, model: BenchModel, preds: Any, data: tuple[Tensor, ...]) -> None:
+    def accumulate(self, model: BenchModel, preds: Any, data: tuple[Tensor, ...]) -> None:
         if not model.connection_hooks:
             raise ValueError(
                 "SynapticOperations: the model has no connection layers "
                 "(Linear, Conv1d/2d/3d, RNN/LSTM/GRU or their cells)"
             )
         for hook in model.connection_hooks:
-            for count in calls_ops(hook.layer, hook.inputs, self._cache):
+            neurobench = self.recurrent_counting == "neurobench"
+            for count in calls_ops(hook.layer, hook.inputs, self._cache, neurobench):
                 self._macs = count.macs + self._macs
                 self._acs = count.acs + self._acs
                 self._dense = count.dense + self._dense
@@ -72,7 +92,12 @@ class SynapticOperations(AccumulatedMetric):
         }
 
 
-def calls_ops(layer: nn.Module, calls: list[tuple[Any, ...]], cache: OpCache) -> list[OpCount]:
+def calls_ops(
+    layer: nn.Module,
+    calls: list[tuple[Any, ...]],
+    cache: OpCache,
+    neurobench_cells: bool = False,
+) -> list[OpCount]:
     """Operations of a connection layer's calls (the argument tuples its hook recorded).
 
     Linear and Conv calls with same-shaped inputs are counted together; recurrent calls one
@@ -82,6 +107,7 @@ def calls_ops(layer: nn.Module, calls: list[tuple[Any, ...]], cache: OpCache) ->
         layer: A Linear, Conv1d/2d/3d, recurrent layer or recurrent cell.
         calls: The arguments of each call.
         cache: Per-run memo of weight-derived counts.
+        neurobench_cells: Count recurrent cells as NeuroBench 2.3.0 does, where it can.
 
     Returns:
         One `OpCount` per group of calls.
@@ -101,7 +127,10 @@ def calls_ops(layer: nn.Module, calls: list[tuple[Any, ...]], cache: OpCache) ->
     if isinstance(layer, nn.RNNBase):
         return [recurrent_layer_ops(layer, args) for args in calls]
     if isinstance(layer, nn.RNNCellBase):
-        return [recurrent_cell_ops(layer, args) for args in calls]
+        counted: list[OpCount] = []
+        if neurobench_cells:
+            counted, calls = neurobench_cells_ops(layer, calls)
+        return counted + [recurrent_cell_ops(layer, args) for args in calls]
     raise TypeError(f"no operation count for layer type {type(layer).__name__}")
 
 

@@ -11,7 +11,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally.bench._metric_types import AccumulatedMetric, WorkloadMetric
+from torchtally.bench._metric_types import DeviceAccumulatedMetric, DeviceWorkloadMetric
 from torchtally.bench._model import BenchModel
 
 __all__ = ["MSE", "R2", "SMAPE", "ClassificationAccuracy"]
@@ -29,60 +29,60 @@ def _labels_like(metric: str, preds: Tensor, data: tuple[Tensor, ...]) -> Tensor
 
 
 @final
-class ClassificationAccuracy(WorkloadMetric):
+class ClassificationAccuracy(DeviceWorkloadMetric):
     """Fraction of predictions equal to their label.
 
     Example:
         >>> ClassificationAccuracy()(None, torch.tensor([1, 2]), (None, torch.tensor([1, 0])))
-        tensor(0.5000)
+        0.5
     """
 
     def __init__(self) -> None:
         super().__init__(requires_hooks=False)
 
-    def __call__(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Tensor:
+    def batch_value(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Tensor:
         labels = _labels_like("ClassificationAccuracy", preds, data)
         return torch.eq(preds, labels).float().mean()
 
 
 @final
-class MSE(WorkloadMetric):
+class MSE(DeviceWorkloadMetric):
     """Mean squared error.
 
     Example:
         >>> MSE()(None, torch.tensor([1.0, 3.0]), (None, torch.tensor([1.0, 1.0])))
-        tensor(2.)
+        2.0
     """
 
     def __init__(self) -> None:
         super().__init__(requires_hooks=False)
 
-    def __call__(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Tensor:
+    def batch_value(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Tensor:
         labels = _labels_like("MSE", preds, data)
         return torch.mean((preds - labels) ** 2)
 
 
 @final
-class SMAPE(WorkloadMetric):
+class SMAPE(DeviceWorkloadMetric):
     """Symmetric mean absolute percentage error, 0 to 200; a batch whose terms are all 0/0
     scores 200 (NeuroBench's choice).
 
     Example:
         >>> SMAPE()(None, torch.tensor([1.0, 3.0]), (None, torch.tensor([1.0, 1.0])))
-        tensor(50.)
+        50.0
     """
 
     def __init__(self) -> None:
         super().__init__(requires_hooks=False)
 
-    def __call__(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Tensor:
+    def batch_value(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Tensor:
         labels = _labels_like("SMAPE", preds, data)
         ratio = torch.abs(preds - labels) / (torch.abs(preds) + torch.abs(labels))
         return torch.nan_to_num(200 * torch.mean(ratio), nan=200.0)
 
 
 @final
-class R2(AccumulatedMetric):
+class R2(DeviceAccumulatedMetric):
     """Coefficient of determination over the whole run, averaged over output columns.
 
     Per column, `1 - SS_res / SS_tot` with `SS_tot = n * var(labels)`. NeuroBench defines it
@@ -94,7 +94,6 @@ class R2(AccumulatedMetric):
         >>> r2.reset()
         >>> labels = torch.tensor([[1.0, 0.0], [2.0, 2.0]])
         >>> r2(None, torch.tensor([[1.0, 0.0], [3.0, 2.0]]), (None, labels))
-        >>> r2.compute()
         0.0
     """
 
@@ -107,7 +106,7 @@ class R2(AccumulatedMetric):
         self._squared_errors = None
         self._labels = []
 
-    def __call__(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> None:
+    def accumulate(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> None:
         labels = _labels_like("R2", preds, data)
         labels, preds = _as_columns(labels), _as_columns(preds)
         # Column by column, in the data's dtype, as NeuroBench sums them (a sum over dim 0

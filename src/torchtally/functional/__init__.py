@@ -18,6 +18,7 @@ from torchtally.functional.classification import (
     recall,
     top_k_accuracy,
 )
+from torchtally.functional.curves import average_precision, precision_recall_curve, roc_curve
 from torchtally.functional.ranking import auc, auroc, binned_auroc, precision_at_k, recall_at_k
 from torchtally.functional.regression import (
     mean_absolute_error,
@@ -40,6 +41,7 @@ __all__ = [
     "as_class_indices",
     "auc",
     "auroc",
+    "average_precision",
     "binned_auroc",
     "calibration_error",
     "class_counts",
@@ -55,6 +57,7 @@ __all__ = [
     "perplexity",
     "precision",
     "precision_at_k",
+    "precision_recall_curve",
     "r2_score",
     "recall",
     "recall_at_k",
@@ -66,6 +69,7 @@ __all__ = [
     "retrieval_precision",
     "retrieval_r_precision",
     "retrieval_recall",
+    "roc_curve",
     "smape",
     "top_k_accuracy",
 ]

@@ -25,6 +25,8 @@ from torchtally.learn._events import (
 )
 from torchtally.learn._learner import Learner
 from torchtally.learn._learner_curves import curve_data, pr_curve, roc_curve, write_curves
+from torchtally.learn._learner_loop import NonFiniteLossError
+from torchtally.learn._learner_select import EarlyStopping
 from torchtally.learn._learner_steps import classification_step
 from torchtally.learn._log_tensorboard import TensorBoardLogger
 from torchtally.learn._loggers import FileLogger, read_records
@@ -44,11 +46,13 @@ __all__ = [
     "ClassificationOutput",
     "CurveData",
     "Dashboard",
+    "EarlyStopping",
     "FileLogger",
     "Learner",
     "MetricInput",
     "MetricRecord",
     "MultiLabelClassificationOutput",
+    "NonFiniteLossError",
     "Observer",
     "PlainRenderer",
     "Progress",

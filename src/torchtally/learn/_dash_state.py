@@ -101,6 +101,14 @@ class _Track:
     epoch_start: float
     rate: float | None = None
     previous_rate: float | None = None
+    # Steps and seconds of the split's earlier epochs in this run (first steps excluded): the
+    # rate is the whole run's, so the ETA does not jump with each epoch's start.
+    done_steps: int = 0
+    done_seconds: float = 0.0
+    last_time: float = 0.0
+    # Wall seconds of the split's completed epochs (first steps included): later epochs cost
+    # about as much, start-up and all.
+    durations: list[float] = field(default_factory=list)
 
 
 @final
@@ -111,6 +119,15 @@ class _History:
     unit: str
     xs: list[float] = field(default_factory=list)
     ys: list[float] = field(default_factory=list)
+
+
+def _totals(track: _Track, step: int | None = None, now: float | None = None) -> tuple[int, float]:
+    """Steps and seconds of the split so far in the run, the epochs' first steps excluded."""
+    step = track.progress.step if step is None else step
+    now = track.last_time if now is None else now
+    steps = max(step - track.anchor_step, 0)
+    seconds = max(now - track.anchor_time, 0.0) if steps else 0.0
+    return track.done_steps + steps, track.done_seconds + seconds
 
 
 @final
@@ -166,22 +183,34 @@ class RunState:
             track = self._tracks.get(progress.split)
             if track is None or track.progress.epoch != progress.epoch:
                 previous = track.rate if track is not None else None
+                previous_track = track
+                steps, seconds = (0, 0.0) if track is None else _totals(track)
                 track = _Track(progress, now, progress.step, self._last_event, None, previous)
+                track.done_steps, track.done_seconds = steps, seconds
+                if previous_track is not None:
+                    duration = previous_track.last_time - previous_track.epoch_start
+                    track.durations = [*previous_track.durations, duration]
                 self._tracks[progress.split] = track
-            elif progress.step > track.anchor_step and now > track.anchor_time:
-                track.rate = (progress.step - track.anchor_step) / (now - track.anchor_time)
+            else:
+                steps, seconds = _totals(track, progress.step, now)
+                if steps > 0 and seconds > 0:
+                    track.rate = steps / seconds
+            track.last_time = now
             track.progress = progress
             self._current = progress
             self._last_event = now
 
     def records(self, records: list[MetricRecord]) -> None:
-        """Record values: latest per (split, name), and the history of non-system metrics."""
+        """Record values: latest per (split, name), and the plotted history of the train and
+        valid splits (a test run's running values are not a trend: it shows its final value)."""
         with self._lock:
             for record in records:
                 if record.split == SYSTEM_SPLIT:
                     self._system[record.name] = record
                     continue
                 self._latest.setdefault(record.name, {})[record.split] = record
+                if record.split == "test":
+                    continue  # a final value (metrics panel), not a trend to plot
                 history = self._history.get((record.name, record.split))
                 if history is None:
                     history = self._history[(record.name, record.split)] = _History(record.unit)
@@ -270,6 +299,15 @@ class RunState:
             eta = max(progress.steps_in_epoch - progress.step, 0) / rate
         return SplitView(split, progress, rate, eta)
 
+    def _epoch_seconds_estimate(self, split: str) -> float | None:
+        """A typical full epoch of `split`, from its completed ones (the first, which may
+        include compilation, only while it is the only one)."""
+        track = self._tracks.get(split)
+        if track is None or not track.durations:
+            return None
+        durations = track.durations[1:] or track.durations
+        return sum(durations) / len(durations)
+
     def _run_eta(self, views: tuple[SplitView, ...]) -> tuple[float | None, bool]:
         known = {view.split: view for view in views}
         total, partial, any_known = 0.0, False, False
@@ -281,6 +319,8 @@ class RunState:
             progress = view.progress
             later = 0 if split == "test" else max(progress.num_epochs - progress.epoch, 0)
             steps = progress.steps_in_epoch or 0
-            total += view.epoch_eta + later * steps / view.steps_per_second
+            typical = self._epoch_seconds_estimate(split)
+            per_epoch = typical if typical is not None else steps / view.steps_per_second
+            total += view.epoch_eta + later * per_epoch
             any_known = True
         return (total if any_known else None), partial

@@ -50,7 +50,9 @@ class Dashboard:
 
     Args:
         stop_callback: Called (once, from the key-reading thread) when `q` is pressed; the
-            learner passes its thread-safe `request_stop`. None: `q` does nothing.
+            learner passes its thread-safe `request_stop`. None: a `Learner` given this
+            dashboard binds its own (`bind_stop`); until something is bound the screen does
+            not offer `q`, and `q` does nothing.
         refresh_per_second: Redraws per second (> 0).
         console: A rich `Console` to draw on (default: one on `stream`).
         stream: The terminal to draw on when no console is given (default: `sys.stdout`).
@@ -118,6 +120,28 @@ class Dashboard:
             console.file = self._stream  # pinned: `sys.stdout` is about to be swapped
         if not self._console.is_terminal or self._console.is_dumb_terminal:
             self._fall_back("the output is not a terminal")
+
+    def bind_stop(self, callback: Callable[[], None]) -> bool:
+        """Make `q` call `callback`, unless a stop callback was given already.
+
+        The `Learner` calls this with its `request_stop`, so a dashboard made without one
+        (`make_renderer()`) still stops the run it shows.
+
+        Args:
+            callback: The stop request (thread-safe; called from the key-reading thread).
+
+        Returns:
+            True when `callback` is now the stop callback, False when one was already set.
+        """
+        if not callable(callback):
+            raise TypeError(
+                f"Argument `callback` must be callable. Received: callback={callback!r}"
+            )
+        with self._lock:
+            if self._stop_callback is not None:
+                return False
+            self._stop_callback = callback
+            return True
 
     @property
     def fallback(self) -> PlainRenderer | None:
@@ -250,7 +274,9 @@ class Dashboard:
             snapshot = self._state.snapshot(with_history=True)
             output = self._capture.recent(_OUTPUT_LINES) if self._capture else []
             note = "stopping after this step…" if self._stop_requested else ""
-            return build_screen(snapshot, output, note, self._keys_active, width, height)
+            # Never offer a key nothing honours: `q` shows only with a stop callback.
+            keys = self._keys_active and self._stop_callback is not None
+            return build_screen(snapshot, output, note, keys, width, height)
         except Exception as error:
             self._failure = self._failure or error
             return Text("torchtally: the dashboard failed; switching to plain output")
@@ -269,10 +295,10 @@ class Dashboard:
         return size.width, size.height
 
     def _on_key(self, key: str) -> None:
-        if key in ("q", "Q") and not self._stop_requested:
+        callback = self._stop_callback
+        if key in ("q", "Q") and callback is not None and not self._stop_requested:
             self._stop_requested = True
-            if self._stop_callback is not None:
-                self._stop_callback()
+            callback()
 
     def _guarded(self, action: Callable[[], None]) -> None:
         try:

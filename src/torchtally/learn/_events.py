@@ -57,6 +57,9 @@ class Progress:
         steps_in_epoch: Steps of this split per epoch (None if the loader has no length).
         global_step: Optimizer steps so far.
         samples_per_second: Smoothed throughput of the current split (None before the first).
+        records_step: The `step` the records of this step carry (the global step for train,
+            the evaluation step for valid/test), so a renderer can pair a step's progress
+            with its values, which arrive after it; None when unknown.
     """
 
     split: str
@@ -66,6 +69,7 @@ class Progress:
     steps_in_epoch: int | None
     global_step: int
     samples_per_second: float | None = None
+    records_step: int | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,10 @@ class RunInfo:
         metric_names: Split -> the metric names it logs.
         logdir: Where logs go (None when not logging to files).
         start_epoch: 1-based epoch the run starts at (> 1 when resumed).
+        resumed_steps: For a `fit` asked to resume: split -> the step counter its records
+            continue from (the checkpoint's; 0 without one). Records of those splits logged
+            earlier with a larger step came after that checkpoint and will be logged again, so a
+            file logger drops them. None for a run that does not resume.
     """
 
     splits: tuple[str, ...]
@@ -85,6 +93,7 @@ class RunInfo:
     metric_names: dict[str, tuple[str, ...]]
     logdir: str | None = None
     start_epoch: int = 1
+    resumed_steps: dict[str, int] | None = None
 
 
 @dataclass

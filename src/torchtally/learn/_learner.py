@@ -10,6 +10,8 @@ would have, whether it stopped at an epoch boundary or part-way through a split.
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,10 +26,17 @@ from torchtally.amp import GradScaler
 from torchtally.learn._events import CurveData, MetricRecord, Observer, RunInfo
 from torchtally.learn._learner_checkpoint import Restored, TrainingState
 from torchtally.learn._learner_curves import CurveCollector, curve_data, write_curves
-from torchtally.learn._learner_loop import StepLoop
+from torchtally.learn._learner_loop import NON_FINITE_POLICIES, StepLoop
 from torchtally.learn._learner_metrics import MetricSpec, SplitMetrics, split_metrics
 from torchtally.learn._learner_observers import Broadcast
+from torchtally.learn._learner_retention import prune_checkpoints, remove_orphans
 from torchtally.learn._learner_run import RunScope
+from torchtally.learn._learner_select import (
+    EarlyStopping,
+    MetricTracker,
+    higher_is_better,
+    parse_monitor,
+)
 from torchtally.learn._learner_state import (
     Position,
     latest_checkpoint,
@@ -39,6 +48,8 @@ from torchtally.runtime import Backend, CompiledModel
 from torchtally.runtime import compile as compile_model
 
 __all__ = ["Learner"]
+
+_log = logging.getLogger("torchtally.learn")
 
 _EPOCH_SPLITS = ("train", "valid")
 
@@ -64,7 +75,9 @@ class Learner:
             written. None: no checkpoints.
         checkpoint_every: Save after every this many epochs (and after the last, and on a
             stop). None: only on a stop and after the last epoch.
-        keep_checkpoints: Keep only this many newest checkpoints (None: all).
+        keep_checkpoints: Keep only this many newest checkpoints in `logdir/checkpoints`,
+            counting those of earlier runs (None: all). Temp files left by a save that was
+            killed are removed at the next save.
         backend: A `Backend` or backend type for `cstorch.compile` (None: the current one).
         observers: Receivers of the run's events (loggers, dashboard, summary table).
         log_every: Log the running metric values every this many steps (and at epoch ends).
@@ -74,6 +87,24 @@ class Learner:
             is given the observers, started with a run if not running, and told the epoch.
         class_names: Class display names for curves.
         handle_sigint: Turn the first Ctrl-C into `request_stop()` during a run.
+        on_nan: What a NaN or infinite train loss does, found at the step it happened:
+            "raise" (default) `NonFiniteLossError` there; "stop" the run there like a stop
+            request, without checkpointing the non-finite state (see `non_finite`); "skip"
+            that step's optimizer and train-metric updates (undone in the graph; costs a copy
+            of the parameters, optimizer and metric states per step) and log a warning.
+        accumulation_steps: Gradient accumulation: step the optimizer every this many train
+            batches (and at each epoch's end) on the gradients of their mean loss. The
+            scheduler steps with the optimizer; `global_step` still counts batches. A stop
+            waits for the accumulated gradients to be applied.
+        mixed_precision: Run the step functions under `torchtally.amp.autocast` (the half
+            dtype of `torchtally.amp.use_bfloat16`); pair float16 with a `grad_scaler`.
+        early_stopping: An `EarlyStopping` on a monitored metric's epoch values: the run
+            stops (with a checkpoint) once it has not improved for `patience` epochs.
+        keep_best: Keep the checkpoints of this many best epochs by `best_by` (each best
+            epoch is checkpointed), besides the newest `keep_checkpoints` (default 1 then).
+        best_by: "split/name" of the metric ranking the epochs for `keep_best` (default:
+            the early-stopping metric, else "valid/loss"); its class's `higher_is_better`
+            says which way is better ("loss" means lower).
 
     Example:
         >>> learner = Learner(model, cstorch.optim.SGD(model.parameters(), lr=0.1),
@@ -106,8 +137,32 @@ class Learner:
         monitor: Any = None,
         class_names: Sequence[str] | None = None,
         handle_sigint: bool = True,
+        on_nan: str = "raise",
+        accumulation_steps: int = 1,
+        mixed_precision: bool = False,
+        early_stopping: EarlyStopping | None = None,
+        keep_best: int | None = None,
+        best_by: str | None = None,
     ) -> None:
         _check_args(model, optimizer, train_step, eval_step)
+        if on_nan not in NON_FINITE_POLICIES:
+            raise ValueError(
+                f"Argument `on_nan` must be one of {', '.join(map(repr, NON_FINITE_POLICIES))}. "
+                f"Received: on_nan={on_nan!r}"
+            )
+        check_int("accumulation_steps", accumulation_steps, 1)
+        check_int("keep_best", keep_best, 1, allow_none=True)
+        if early_stopping is not None and not isinstance(early_stopping, EarlyStopping):
+            raise TypeError(
+                "Argument `early_stopping` must be an EarlyStopping or None. "
+                f"Received: early_stopping={early_stopping!r}"
+            )
+        if keep_best is not None and keep_checkpoints is None:
+            keep_checkpoints = 1  # the best ones, plus the last
+        if not isinstance(mixed_precision, bool):
+            raise TypeError(
+                f"Argument `mixed_precision` must be a bool. Received: {mixed_precision!r}"
+            )
         check_int("num_epochs", num_epochs, 1)
         check_int("log_every", log_every, 1)
         check_int("checkpoint_every", checkpoint_every, 1, allow_none=True)
@@ -128,6 +183,10 @@ class Learner:
         #: The checkpoint last written or loaded.
         self.last_checkpoint: Path | None = None
         self._broadcast = Broadcast(observers)
+        for observer in self._broadcast.observers:
+            bind = getattr(observer, "bind_stop", None)
+            if callable(bind):  # `q` on a dashboard stops this learner, with a checkpoint
+                bind(self.request_stop)
         if monitor is not None:
             monitor.add_observer(self._broadcast)
         self._metrics = {
@@ -151,8 +210,16 @@ class Learner:
             max_gradient_norm=max_gradient_norm,
             log_every=log_every,
             num_epochs=num_epochs,
+            on_nan=on_nan,
+            accumulation_steps=accumulation_steps,
+            mixed_precision=mixed_precision,
         )
         self._state = TrainingState(self.model, optimizer, lr_scheduler, grad_scaler, self._loop)
+        self.early_stopping = early_stopping
+        self.keep_best = keep_best
+        self._tracker, self._monitored = self._make_tracker(early_stopping, keep_best, best_by)
+        #: The epoch an early stop ended the last `fit` at, or None.
+        self.stopped_at_epoch: int | None = None
         self._scope = RunScope(self._broadcast, self._stop, monitor, handle_sigint)
 
     # ------------------------------------------------------------------------- state
@@ -171,6 +238,30 @@ class Learner:
     def epochs_done(self) -> int:
         """Complete epochs so far."""
         return self._position.epoch - 1
+
+    @property
+    def non_finite(self) -> tuple[int, int, int, float] | None:
+        """The first non-finite train loss of the last `fit`, as (epoch, step in the epoch,
+        global step, value), or None."""
+        return self._loop.non_finite
+
+    @property
+    def skipped_steps(self) -> list[int]:
+        """Global steps whose updates `on_nan="skip"` skipped in the last `fit`."""
+        return list(self._loop.skipped_steps)
+
+    @property
+    def best_checkpoints(self) -> list[tuple[float, int, Path]]:
+        """The kept best epochs, best first: (value of `best_by`, epoch, checkpoint path).
+
+        Example:
+            >>> learner.best_checkpoints[0]
+            (0.93, 7, PosixPath('runs/a/checkpoints/epoch-7.h5'))
+        """
+        folder = self.checkpoint_dir
+        if self._tracker is None or folder is None or not self.keep_best:
+            return []
+        return [(value, epoch, folder / name) for value, epoch, name in self._tracker.ranking]
 
     @property
     def metrics(self) -> dict[str, SplitMetrics]:
@@ -232,10 +323,22 @@ class Learner:
         elif resume is not False:
             self.resume(resume)
         splits = ("train", "valid") if valid_loader is not None else ("train",)
+        if self._monitored is not None and self._monitored[0] not in splits:
+            raise ValueError(
+                f"Argument `valid_loader` is None, but the learner monitors "
+                f"'{'/'.join(self._monitored)}' (early_stopping / best_by). "
+                "Received: valid_loader=None"
+            )
+        self.stopped_at_epoch = None
         loaders = {"train": train_loader, "valid": valid_loader}
         names = {split: self._metrics[split].names for split in splits}
-        info = RunInfo(splits, self.num_epochs, names, self._logdir_text(), self._position.epoch)
+        resumed = {s: self._loop.counter(s) for s in splits} if resume is not False else None
+        info = RunInfo(
+            splits, self.num_epochs, names, self._logdir_text(), self._position.epoch, resumed
+        )
         self._loop.cursor = self._position
+        self._loop.non_finite = None
+        self._loop.skipped_steps.clear()
         self._loop.num_epochs = self.num_epochs  # it may have been raised to train on
         self._scope.run(
             info,
@@ -292,6 +395,32 @@ class Learner:
                 self.curves = curve_data(labels, scores, names)
         return values
 
+    def evaluate(
+        self, loader: Iterable[Any], *, curves: bool = False, split: str = "test"
+    ) -> dict[str, float]:
+        """Run an evaluation loader with the `split` metrics and return the results.
+
+        Args:
+            loader: The batches (e.g. a test loader).
+            curves: Also collect the curves (see `test`); only for split "test".
+            split: "test" (default) or "valid": whose metrics to use.
+
+        Returns:
+            Metric name -> final value over the whole loader.
+
+        Example:
+            >>> learner.evaluate(test_loader)
+            {'loss': 0.28, 'accuracy': 0.93}
+        """
+        if split == "test":
+            return self.test(loader, curves=curves)
+        if split == "valid" and not curves:
+            return self.validate(loader)
+        raise ValueError(
+            "Argument `split` must be 'test' or 'valid' (curves only with 'test'). "
+            f"Received: split={split!r}, curves={curves!r}"
+        )
+
     def resume(self, path: str | os.PathLike[str] | None = None) -> Path:
         """Load a checkpoint: the next `fit` continues from where it was taken.
 
@@ -316,6 +445,8 @@ class Learner:
         target = self._checkpoint_to_load(path)
         self._restored = self._state.load(target)
         self._position = self._restored.position
+        if self._tracker is not None and self._restored.selection:
+            self._tracker.load_state_dict(json.loads(self._restored.selection))
         self.last_checkpoint = target
         return target
 
@@ -342,11 +473,74 @@ class Learner:
             self._position = Position(epoch + 1, 0, 0)
             every = self.checkpoint_every
             due = (every is not None and epoch % every == 0) or epoch == self.num_epochs
+            due = self._track(epoch) or due
             if due or self._stop.is_set():
                 self._save_checkpoint(splits, loaders)
             if self._stop.is_set() and epoch < self.num_epochs:
                 return True
         return False
+
+    def _make_tracker(
+        self, early: EarlyStopping | None, keep_best: int | None, best_by: str | None
+    ) -> tuple[MetricTracker | None, tuple[str, str] | None]:
+        if early is None and keep_best is None:
+            if best_by is not None:
+                raise ValueError(
+                    "Argument `best_by` needs `keep_best` (how many best checkpoints to keep). "
+                    f"Received: best_by={best_by!r}, keep_best=None"
+                )
+            return None, None
+        if best_by is not None and early is not None and best_by != early.monitor:
+            raise ValueError(
+                "Argument `best_by` must name the metric `early_stopping` monitors (one "
+                f"monitored metric). Received: best_by={best_by!r}, "
+                f"early_stopping.monitor={early.monitor!r}"
+            )
+        monitor = best_by or (early.monitor if early is not None else "valid/loss")
+        argument = "best_by" if best_by is not None or early is None else "early_stopping"
+        split, name = parse_monitor(monitor, argument)
+        metrics = self._metrics.get(split)
+        if metrics is None or name not in metrics.metrics:
+            known = [f"{s}/{n}" for s, m in self._metrics.items() for n in m.names]
+            raise ValueError(
+                f"Argument `{argument}` must name one of the learner's metrics "
+                f"({', '.join(known)}). Received: {monitor!r}"
+            )
+        mode = early.mode if early is not None else None
+        higher = higher_is_better(metrics.metrics[name], mode, argument, monitor)
+        tracker = MetricTracker(higher, early.min_delta if early else 0.0, keep_best or 0)
+        return tracker, (split, name)
+
+    def _track(self, epoch: int) -> bool:
+        """Fold in the monitored metric's epoch value; returns whether to checkpoint now."""
+        if self._tracker is None or self._monitored is None:
+            return False
+        split, name = self._monitored
+        values = [
+            r.value for r in self.history if (r.split, r.epoch, r.name) == (split, epoch, name)
+        ]
+        if not values:
+            return False
+        wanted = self._tracker.update(epoch, values[-1], f"epoch-{epoch}.h5")
+        early = self.early_stopping
+        patience = early.patience if early is not None else None
+        if (
+            patience is not None
+            and self._tracker.bad_epochs >= patience
+            and epoch < self.num_epochs
+        ):
+            _log.warning(
+                "Early stopping after epoch %d: %s has not improved for %d epochs "
+                "(best %s at epoch %d).",
+                epoch,
+                "/".join(self._monitored),
+                self._tracker.bad_epochs,
+                self._tracker.best,
+                self._tracker.best_epoch,
+            )
+            self.stopped_at_epoch = epoch
+            self._stop.set()
+        return wanted
 
     def _take_pending_rng(
         self, start: Position, splits: tuple[str, ...], loaders: dict[str, Any]
@@ -387,14 +581,17 @@ class Learner:
 
     def _save_checkpoint(self, splits: tuple[str, ...], loaders: dict[str, Any]) -> None:
         folder = self.checkpoint_dir
-        if folder is None:
-            return
+        if folder is None or (self._loop.non_finite is not None and self._loop.on_nan == "stop"):
+            return  # the last checkpoint is the last good state
         position = self._position
         index = position.split_index
         loader = loaders.get(splits[index]) if index < len(splits) else None
-        self.last_checkpoint = self._state.save(
-            folder, position, splits, loader, self.keep_checkpoints
-        )
+        remove_orphans(folder)  # a save killed part-way, in this run or one before
+        selection = "" if self._tracker is None else json.dumps(self._tracker.state_dict())
+        self.last_checkpoint = self._state.save(folder, position, splits, loader, None, selection)
+        if self.keep_checkpoints is not None:  # every run's checkpoints, not only this one's
+            best = [folder / name for _, _, name in self._tracker.ranking] if self._tracker else []
+            prune_checkpoints(folder, splits, self.keep_checkpoints, protect=best)
 
     def _checkpoint_to_load(self, path: str | os.PathLike[str] | None) -> Path:
         if path is not None:

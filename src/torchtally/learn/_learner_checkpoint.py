@@ -41,11 +41,13 @@ class Restored:
         split_start_rng: The random state at the start of the stopped split (None at a split
             boundary).
         rng: The random state at the checkpoint.
+        selection: The early-stopping / best-checkpoint tracker's state (JSON), or "".
     """
 
     position: Position
     split_start_rng: dict[str, Any] | None
     rng: dict[str, Any]
+    selection: str = ""
 
 
 @final
@@ -86,6 +88,7 @@ class TrainingState:
         splits: tuple[str, ...],
         loader: Any,
         keep: int | None,
+        selection: str = "",
     ) -> Path:
         """Write a checkpoint of the run at `position`.
 
@@ -95,6 +98,7 @@ class TrainingState:
             splits: The epoch's splits, in order.
             loader: The loader of the split at `position` (its own generator is saved).
             keep: Keep at most this many checkpoints of this process there (None: all).
+            selection: The monitored-metric tracker's state (JSON text), or "".
 
         Returns:
             The checkpoint's path (named by `checkpoint_name`).
@@ -112,6 +116,7 @@ class TrainingState:
             "metrics": {split: m.state_dict() for split, m in self.loop.metrics.items()},
             "rng": capture_rng(loader_generator(loader)),
             "rng_split_start": self.loop.split_rng if position.step > 0 else None,
+            "selection": selection,
         }
         path = folder / checkpoint_name(position, splits)
         save(state, path, max_checkpoints=keep)
@@ -145,5 +150,8 @@ class TrainingState:
         self.loop.eval_steps.update({k: int(v) for k, v in state["eval_steps"].items()})
         restore_rng(state["rng"])  # the loader's own generator waits for the loader
         return Restored(
-            Position.from_dict(state["position"]), state.get("rng_split_start"), state["rng"]
+            Position.from_dict(state["position"]),
+            state.get("rng_split_start"),
+            state["rng"],
+            str(state.get("selection") or ""),
         )

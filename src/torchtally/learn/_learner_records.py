@@ -15,47 +15,16 @@ from typing import Any
 import torch
 
 from torchtally.learn._events import MetricRecord
-from torchtally.metrics import (
-    AccuracyMetric,
-    AUCMetric,
-    AUROCMetric,
-    DiceCoefficientMetric,
-    F1ScoreMetric,
-    FBetaScoreMetric,
-    MeanIOUMetric,
-    MeanPerClassAccuracyMetric,
-    Metric,
-    PrecisionAtKMetric,
-    PrecisionMetric,
-    RecallAtKMetric,
-    RecallMetric,
-    TopKAccuracyMetric,
-)
+from torchtally.metrics import Metric
 
 __all__ = ["metric_unit", "to_records"]
-
-_PERCENT_METRICS: tuple[type, ...] = (
-    AccuracyMetric,
-    AUCMetric,
-    AUROCMetric,
-    DiceCoefficientMetric,
-    F1ScoreMetric,
-    FBetaScoreMetric,
-    MeanIOUMetric,
-    MeanPerClassAccuracyMetric,
-    PrecisionAtKMetric,
-    PrecisionMetric,
-    RecallAtKMetric,
-    RecallMetric,
-    TopKAccuracyMetric,
-)
 
 
 def metric_unit(metric: Metric) -> str:
     """The display unit of a metric's records.
 
     Args:
-        metric: The metric. A `unit` attribute on it wins over the defaults.
+        metric: The metric; its class declares `unit`.
 
     Returns:
         "%" for fractions shown as percentages (accuracy, precision, AUROC, ...), else "".
@@ -64,10 +33,8 @@ def metric_unit(metric: Metric) -> str:
         >>> metric_unit(AccuracyMetric())
         '%'
     """
-    unit = getattr(metric, "unit", None)
-    if isinstance(unit, str):
-        return unit
-    return "%" if isinstance(metric, _PERCENT_METRICS) else ""
+    unit = getattr(metric, "unit", "")  # declared on the metric class (an instance may override)
+    return unit if isinstance(unit, str) else ""
 
 
 def to_records(

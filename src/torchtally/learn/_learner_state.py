@@ -24,6 +24,7 @@ __all__ = [
     "Replay",
     "capture_rng",
     "checkpoint_name",
+    "checkpoint_position",
     "latest_checkpoint",
     "loader_generator",
     "restore_rng",
@@ -82,6 +83,29 @@ def checkpoint_name(position: Position, splits: tuple[str, ...]) -> str:
     return f"epoch-{position.epoch}-{splits[position.split_index]}-step-{position.step}.h5"
 
 
+def checkpoint_position(name: str, splits: tuple[str, ...]) -> Position | None:
+    """The position a checkpoint file name (`checkpoint_name`) stands for, or None.
+
+    Args:
+        name: A file name.
+        splits: The epoch's splits, in order.
+
+    Returns:
+        The position, or None when `name` is not a learner checkpoint of these splits.
+
+    Example:
+        >>> checkpoint_position("epoch-2.h5", ("train", "valid"))
+        Position(epoch=3, split_index=0, step=0)
+    """
+    match = _NAME.match(name)
+    if match is None or (match.group(2) is not None and match.group(2) not in splits):
+        return None
+    epoch = int(match.group(1))
+    if match.group(2) is None:
+        return Position(epoch + 1, 0, 0)
+    return Position(epoch, splits.index(match.group(2)), int(match.group(3)))
+
+
 def latest_checkpoint(directory: str | Path, splits: tuple[str, ...]) -> Path | None:
     """The checkpoint in `directory` that got furthest (by name), or None.
 
@@ -97,14 +121,9 @@ def latest_checkpoint(directory: str | Path, splits: tuple[str, ...]) -> Path | 
         return None
     best: tuple[Position, Path] | None = None
     for path in folder.iterdir():
-        match = _NAME.match(path.name)
-        if match is None or (match.group(2) is not None and match.group(2) not in splits):
+        position = checkpoint_position(path.name, splits)
+        if position is None or not path.is_file():
             continue
-        epoch = int(match.group(1))
-        if match.group(2) is None:
-            position = Position(epoch + 1, 0, 0)
-        else:
-            position = Position(epoch, splits.index(match.group(2)), int(match.group(3)))
         if best is None or position > best[0]:
             best = (position, path)
     return None if best is None else best[1]

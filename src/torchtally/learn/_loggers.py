@@ -2,9 +2,10 @@
 
 Records go to `logdir/<split>/epoch-<n>.csv` (or `.jsonl`), machine samples to
 `logdir/system/...`, one row per value with the columns of `MetricRecord` (split, epoch, step,
-name, value, wall_time, unit). Files are only ever appended to, so after a resume the files of
-earlier epochs stay and the resumed epochs continue where they stopped (a fresh run in a used
-logdir appends too: give each run its own logdir). `read_records` parses them back.
+name, value, wall_time, unit). Files are appended to. A `fit` that resumes first drops the rows
+its checkpoint does not cover (logged after it, before the run was stopped or killed: they are
+logged again), so the files read as one uninterrupted run; a fresh run in a used logdir appends
+(give each run its own logdir). `read_records` parses them back.
 """
 
 from __future__ import annotations
@@ -65,8 +66,30 @@ class FileLogger:
         return self.logdir / split / f"epoch-{epoch}.{self.format}"
 
     def on_run_start(self, info: RunInfo) -> None:
-        """Create the log directory."""
+        """Create the log directory; on a resume, drop the rows the checkpoint does not cover."""
         self.logdir.mkdir(parents=True, exist_ok=True)
+        if info.resumed_steps is not None:
+            with self._lock:
+                for split, step in info.resumed_steps.items():
+                    self._truncate(split, step)
+
+    def _truncate(self, split: str, last_step: int) -> None:
+        """Rewrite `split`'s files without the rows whose step is past `last_step`."""
+        folder = self.logdir / split
+        if not folder.is_dir():
+            return
+        for path in folder.glob(f"epoch-*.{self.format}"):
+            records = _read_file(path)
+            kept = [r for r in records if r.step <= last_step]
+            if len(kept) == len(records):
+                continue
+            if not kept:
+                path.unlink()
+                continue
+            temp = path.with_name(f".{path.name}.tmp")
+            temp.unlink(missing_ok=True)
+            self._append(temp, kept)
+            os.replace(temp, path)
 
     def on_progress(self, progress: Progress) -> None:
         """Progress is not logged."""

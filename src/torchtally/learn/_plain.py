@@ -26,6 +26,7 @@ from torchtally.learn._events import MetricRecord, Progress, RunInfo
 __all__ = ["PlainRenderer"]
 
 _log = logging.getLogger(__name__)
+_RECENT = 256  # progress reports remembered per split, waiting for their values
 
 
 @final
@@ -71,10 +72,18 @@ class PlainRenderer:
         self._lock = threading.Lock()
         self._last_line: float | None = None
         self._broken = False
+        # A due line waits for the values of the step it names, which arrive after the
+        # progress (in step closures); progress is remembered by the step its records carry.
+        self._due: set[str] = set()
+        self._recent: dict[str, dict[int, Progress]] = {}
+        self._logs: dict[str, bool] = {}
 
     def on_run_start(self, info: RunInfo) -> None:
         """Write the run's shape."""
         self._state.start(info)
+        self._due.clear()
+        self._recent.clear()
+        self._logs = {split: bool(info.metric_names.get(split)) for split in info.splits}
         splits = ", ".join(info.splits)
         line = f"run: {info.num_epochs} epoch{'s' if info.num_epochs != 1 else ''} ({splits})"
         if info.start_epoch > 1:
@@ -86,18 +95,34 @@ class PlainRenderer:
     def on_progress(self, progress: Progress) -> None:
         """Write a progress line when `interval_s` has passed since the last one."""
         self._state.progress(progress)
+        split = progress.split
+        if progress.records_step is not None:
+            recent = self._recent.setdefault(split, {})
+            recent[progress.records_step] = progress
+            if len(recent) > _RECENT:
+                del recent[min(recent)]
         now = self._clock()
         if self._last_line is not None and now - self._last_line < self._interval:
             return
         self._last_line = now
-        self._write(progress_line(self._state.snapshot(), progress.split))
+        if self._logs.get(split) and progress.records_step is not None:
+            self._due.add(split)  # written with the values of the next logged step
+        else:
+            self._write(progress_line(self._state.snapshot(), split))
 
     def on_records(self, records: list[MetricRecord]) -> None:
-        """Remember the values for the next line (nothing is written)."""
+        """Remember the values; write a due line with them, naming the step they are from."""
         self._state.records(records)
+        for record in records:
+            if record.split in self._due:
+                self._due.discard(record.split)
+                step = self._recent.get(record.split, {}).get(record.step)
+                own = [r for r in records if r.split == record.split]
+                self._write(progress_line(self._state.snapshot(), record.split, step, own))
 
     def on_epoch_end(self, split: str, epoch: int) -> None:
         """Write the epoch's summary (and the machine metrics after the run's last split)."""
+        self._due.discard(split)  # the epoch's summary line says it all
         seconds = self._state.epoch_end(split, epoch)
         snapshot = self._state.snapshot()
         total = snapshot.info.num_epochs if snapshot.info else None
@@ -130,12 +155,19 @@ class PlainRenderer:
                 _log.warning("torchtally: progress output disabled, writing failed: %r", error)
 
 
-def progress_line(snapshot: RunSnapshot, split: str) -> str:
+def progress_line(
+    snapshot: RunSnapshot,
+    split: str,
+    progress: Progress | None = None,
+    records: list[MetricRecord] | None = None,
+) -> str:
     """The one-line progress report of `split`.
 
     Args:
         snapshot: The run's state.
         split: The split to report.
+        progress: The step the line names (default: the split's latest progress).
+        records: The values to show, those of that step (default: the latest values).
 
     Returns:
         E.g. "[train] epoch 2/5 step 30/47 loss=0.412 accuracy=87.50% 1234 samples/s
@@ -148,10 +180,13 @@ def progress_line(snapshot: RunSnapshot, split: str) -> str:
     view = next((v for v in snapshot.splits if v.split == split), None)
     if view is None:
         return f"[{split}]"
-    p = view.progress
+    p = progress if progress is not None else view.progress
     steps = f"{p.step}/{p.steps_in_epoch}" if p.steps_in_epoch else str(p.step)
     parts = [f"[{split}] epoch {p.epoch}/{p.num_epochs} step {steps}"]
-    values = _values(snapshot, split)
+    if records is not None:
+        values = " ".join(f"{r.name}={format_value(r.value, r.unit)}" for r in records)
+    else:
+        values = _values(snapshot, split)
     if values:
         parts.append(values)
     rate = format_rate(p.samples_per_second, view.steps_per_second)

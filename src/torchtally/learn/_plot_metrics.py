@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from torchtally.learn._dash_format import format_value
 from torchtally.learn._events import MetricRecord
 from torchtally.learn._plot_canvas import axis_label, display_scale, new_figure, save_png
 
@@ -45,10 +46,20 @@ def plot_metric(name: str, by_split: Mapping[str, Sequence[MetricRecord]], path:
     figure.suptitle(axis_label(name, unit), fontweight="bold")
     for index, (ax, (split, records)) in enumerate(zip(axes, by_split.items())):
         ordered = sorted(records, key=lambda r: (r.step, r.wall_time))
+        if split == "test":  # one evaluation: its result is a value, not a trend
+            ordered = ordered[-1:]
+            final = ordered[0]
+            ax.axhline(final.value * display_scale(final.unit), color=f"C{index}", lw=1.0)
+            ax.annotate(
+                f"final {format_value(final.value, final.unit)}",
+                (final.step, final.value * display_scale(final.unit)),
+                textcoords="offset points",
+                xytext=(6, 6),
+            )
         scale = display_scale(ordered[-1].unit)
         xs = [r.step for r in ordered]
         ys = [r.value * scale for r in ordered]
-        marker = "o" if len(xs) <= _MARKER_LIMIT else None
+        marker = "o" if len(xs) <= _MARKER_LIMIT else None  # (a lone test value: a dot)
         ax.plot(xs, ys, marker=marker, ms=3.5, lw=1.4, color=f"C{index}")
         ax.set_title(split, loc="left", fontsize=10, fontweight="bold", color=f"C{index}")
         ax.set_xlabel("step")

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import base64
 import html
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from torchtally.learn._events import CurveData
-from torchtally.learn._plot_summary import SummaryRow, format_value
+from torchtally.learn._plot_summary import SummaryRow, epoch_cell, format_cell
 
 __all__ = ["write_report"]
 
@@ -75,12 +74,13 @@ def write_report(
 def _summary_table(rows: Sequence[SummaryRow]) -> str:
     head = (
         '<tr><th class="text">split</th><th class="text">metric</th><th>values</th>'
-        "<th>min</th><th>last</th><th>max</th></tr>"
+        "<th>min</th><th>epoch</th><th>last</th><th>max</th><th>epoch</th></tr>"
     )
     body = [
         f'<tr><td class="text">{_text(r.split)}</td><td class="text">{_text(r.name)}</td>'
-        f"<td>{r.count}</td><td>{_value(r.minimum, r.unit)}</td>"
-        f"<td>{_value(r.last, r.unit)}</td><td>{_value(r.maximum, r.unit)}</td></tr>"
+        f"<td>{r.count}</td><td>{_value(r.min, r.unit)}</td><td>{epoch_cell(r, r.min_epoch)}</td>"
+        f"<td>{_value(r.last, r.unit)}</td><td>{_value(r.max, r.unit)}</td>"
+        f"<td>{epoch_cell(r, r.max_epoch)}</td></tr>"
         for r in rows
     ]
     return "<table>" + head + "".join(body) + "</table>"
@@ -99,7 +99,7 @@ def _scores_table(data: CurveData) -> str:
 
 
 def _value(value: float, unit: str) -> str:
-    return "–" if math.isnan(value) else _text(format_value(value, unit))
+    return _text(format_cell(value, unit))
 
 
 def _score(value: object) -> str:

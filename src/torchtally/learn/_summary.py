@@ -1,42 +1,21 @@
-"""`SummaryTable`: at the end of a run, the min, last and max of every metric of every split."""
+"""`SummaryTable`: at the end of a run, the min, last and max of every metric of every split,
+over epoch values only (`_plot_summary.summarize`, shared with the report and the plots)."""
 
 from __future__ import annotations
 
 import io
-import math
+import logging
 import sys
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TextIO, final
 
 from torchtally.learn._events import MetricRecord, Progress, RunInfo
+from torchtally.learn._plot_summary import SummaryRow, epoch_cell, format_cell, summarize
 
 __all__ = ["SummaryRow", "SummaryTable"]
 
-
-@final
-@dataclass(frozen=True)
-class SummaryRow:
-    """One line of the summary.
-
-    Attributes:
-        split: The split.
-        name: The metric.
-        min: The smallest finite value logged (NaN if none was finite).
-        last: The last value logged.
-        max: The largest finite value logged (NaN if none was finite).
-        unit: The display unit.
-        count: How many values were logged.
-    """
-
-    split: str
-    name: str
-    min: float
-    last: float
-    max: float
-    unit: str
-    count: int
+_log = logging.getLogger(__name__)
 
 
 @final
@@ -66,23 +45,21 @@ class SummaryTable:
         self.print_table = print_table
         self.use_rich = _rich_available() if use_rich is None else use_rich
         self._lock = threading.Lock()
-        self._stats: dict[tuple[str, str], SummaryRow] = {}
+        self._records: list[MetricRecord] = []
         self.text = ""
 
     def on_run_start(self, info: RunInfo) -> None:
         """Forget the previous run's values."""
         with self._lock:
-            self._stats.clear()
+            self._records.clear()
 
     def on_progress(self, progress: Progress) -> None:
         """Progress is not summarised."""
 
     def on_records(self, records: list[MetricRecord]) -> None:
-        """Fold the records into the per-metric min / last / max."""
+        """Keep the records (reduced to epoch values when summarised)."""
         with self._lock:
-            for record in records:
-                key = (record.split, record.name)
-                self._stats[key] = _fold(self._stats.get(key), record)
+            self._records.extend(records)
 
     def on_epoch_end(self, split: str, epoch: int) -> None:
         """Nothing to do before the run ends."""
@@ -91,7 +68,10 @@ class SummaryTable:
         """Render the table, keep it in `text` and print it."""
         self.text = self.render()
         if self.print_table and self.text:
-            print(self.text, file=self._file if self._file is not None else sys.stdout)
+            try:
+                print(self.text, file=self._file if self._file is not None else sys.stdout)
+            except (OSError, ValueError) as error:  # a closed pipe must not fail the run
+                _log.warning("torchtally: could not print the summary table: %r", error)
 
     def rows(self) -> list[SummaryRow]:
         """The summary so far, by split then metric name.
@@ -100,7 +80,8 @@ class SummaryTable:
             One `SummaryRow` per (split, metric).
         """
         with self._lock:
-            return [row for _, row in sorted(self._stats.items())]
+            rows = summarize(self._records)
+        return rows
 
     def render(self) -> str:
         """The table as text ("" when nothing was logged).
@@ -112,33 +93,22 @@ class SummaryTable:
         if not rows:
             return ""
         cells = [
-            (r.split, r.name, _show(r.min, r.unit), _show(r.last, r.unit), _show(r.max, r.unit))
+            (
+                r.split,
+                r.name,
+                format_cell(r.min, r.unit),
+                epoch_cell(r, r.min_epoch),
+                format_cell(r.last, r.unit),
+                format_cell(r.max, r.unit),
+                epoch_cell(r, r.max_epoch),
+            )
             for r in rows
         ]
         return _rich_table(cells) if self.use_rich else _plain_table(cells)
 
 
-_HEADER = ("split", "metric", "min", "last", "max")
-
-
-def _fold(row: SummaryRow | None, record: MetricRecord) -> SummaryRow:
-    value = record.value
-    finite = value if math.isfinite(value) else math.nan
-    if row is None:
-        return SummaryRow(record.split, record.name, finite, value, finite, record.unit, 1)
-    low, high = row.min, row.max
-    if math.isfinite(value):
-        low = value if math.isnan(low) else min(low, value)
-        high = value if math.isnan(high) else max(high, value)
-    return SummaryRow(row.split, row.name, low, value, high, row.unit, row.count + 1)
-
-
-def _show(value: float, unit: str) -> str:
-    if math.isnan(value):
-        return "-"
-    if unit == "%":
-        return f"{100.0 * value:.2f}%"
-    return f"{value:.4g}{(' ' + unit) if unit else ''}"
+# As Burn's learner summary: each extreme with the epoch it was reached in.
+_HEADER = ("split", "metric", "min", "epoch", "last", "max", "epoch")
 
 
 def _plain_table(cells: Sequence[Sequence[str]]) -> str:

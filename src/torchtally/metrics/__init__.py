@@ -5,7 +5,7 @@ state tensors without reading them, `compute` returns the value, `metric(...)` d
 """
 
 from torchtally._errors import MetricValueError
-from torchtally.metrics._base import Metric, Reduction
+from torchtally.metrics._base import Metric, Reduction, compute_all_metrics, get_all_metrics
 from torchtally.metrics.aggregation import LearningRateMetric, MeanMetric, PerplexityMetric
 from torchtally.metrics.calibration import CalibrationErrorMetric
 from torchtally.metrics.classification import (
@@ -21,6 +21,11 @@ from torchtally.metrics.classification import (
     TopKAccuracyMetric,
 )
 from torchtally.metrics.collection import MetricCollection
+from torchtally.metrics.curves import (
+    AveragePrecisionMetric,
+    PrecisionRecallCurveMetric,
+    ROCMetric,
+)
 from torchtally.metrics.ranking import AUCMetric, AUROCMetric, PrecisionAtKMetric, RecallAtKMetric
 from torchtally.metrics.regression import MAEMetric, MSEMetric, R2ScoreMetric, SMAPEMetric
 from torchtally.metrics.retrieval import (
@@ -32,11 +37,14 @@ from torchtally.metrics.retrieval import (
     RetrievalRecallMetric,
     RetrievalRPrecisionMetric,
 )
+from torchtally.metrics.wrappers import BootStrapper
 
 __all__ = [
     "AUCMetric",
     "AUROCMetric",
     "AccuracyMetric",
+    "AveragePrecisionMetric",
+    "BootStrapper",
     "CalibrationErrorMetric",
     "ConfusionMatrixMetric",
     "DiceCoefficientMetric",
@@ -54,7 +62,9 @@ __all__ = [
     "PerplexityMetric",
     "PrecisionAtKMetric",
     "PrecisionMetric",
+    "PrecisionRecallCurveMetric",
     "R2ScoreMetric",
+    "ROCMetric",
     "RecallAtKMetric",
     "RecallMetric",
     "Reduction",
@@ -67,4 +77,6 @@ __all__ = [
     "RetrievalRecallMetric",
     "SMAPEMetric",
     "TopKAccuracyMetric",
+    "compute_all_metrics",
+    "get_all_metrics",
 ]

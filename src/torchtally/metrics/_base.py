@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, Literal, TypeVar
@@ -20,7 +22,7 @@ from torch import Tensor, nn
 
 from torchtally._errors import raise_for_counts, tracing
 
-__all__ = ["Metric", "Reduction"]
+__all__ = ["Metric", "Reduction", "compute_all_metrics", "get_all_metrics"]
 
 Reduction = Literal["sum", "max", "min", "cat"]
 _REDUCTIONS = ("sum", "max", "min", "cat")
@@ -38,11 +40,22 @@ def _own_code(wrapped: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _count_update(update: _F) -> _F:
-    """Wrap a subclass's `update` so every call counts once and drops the cached result."""
+    """Wrap a subclass's `update` so every call counts once and drops the cached result, and
+    take cstorch's `dtype=` (the dtype `compute` casts its value to) unless `update` has its own."""
+    own_dtype = "dtype" in inspect.signature(update).parameters
 
     @functools.wraps(update)
     def wrapped(self: Metric, *args: Any, **kwargs: Any) -> Any:
         outermost = self._update_depth == 0
+        if outermost and not own_dtype:
+            # As cstorch: each update sets it, so an update without it clears it.
+            dtype = kwargs.pop("dtype", None)
+            if dtype is not None and not isinstance(dtype, torch.dtype):
+                raise TypeError(
+                    f"Argument `dtype` must be a torch.dtype or None. Received: dtype={dtype!r}"
+                )
+            if self._output_dtype is not dtype:
+                self._output_dtype = dtype
         self._update_depth += 1
         try:
             result = update(self, *args, **kwargs)
@@ -67,6 +80,14 @@ def _checked_compute(compute: _F) -> _F:
         with self.synced():
             self.check_errors()
             value = compute(self)
+        if isinstance(value, Tensor) and value.is_floating_point():
+            if self._output_dtype is not None:
+                value = value.to(self._output_dtype)
+            elif self.result_dtype is float:
+                # cstorch returns a Python float here; while tracing it stays a tensor.
+                value = value if tracing(value) else float(value)
+            elif isinstance(self.result_dtype, torch.dtype):
+                value = value.to(self.result_dtype)
         self._cached = value
         return value
 
@@ -123,6 +144,19 @@ class Metric(nn.Module, ABC):
 
     #: Labels for the data errors a subclass counts, indexed by position in `_errors`.
     error_kinds: tuple[str, ...] = ()
+    #: Display unit of the values ("%": fractions shown ×100; "" for none).
+    unit: str = ""
+    #: Whether a larger value is better (True), smaller (False), or neither / unknown (None).
+    higher_is_better: bool | None = None
+
+    #: The dtype `compute` casts a floating 0-d/any tensor value to (None: leave it; `float`: a
+    #: Python float outside tracing). cstorch's metrics return float32 whatever their state
+    #: holds, AUC and @K a Python float. An update's `dtype=` overrides it.
+    result_dtype: torch.dtype | type[float] | None = None
+
+    #: Every live metric by name, in creation order, as cstorch's `Metric.registry`
+    #: (`name -> [metrics]`); it holds weak references, so metrics are not kept alive by it.
+    registry: _Registry
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -142,16 +176,20 @@ class Metric(nn.Module, ABC):
         self._scalar_states: set[str] = set()
         self._update_depth = 0
         self._cached: Any = None
+        self._output_dtype: torch.dtype | None = None
         self._local_states: dict[str, Tensor] | None = None
         #: Reduce the state over the process group in `compute` when torch.distributed is on.
         self.sync_on_compute = True
         #: The process group `compute` syncs over (None: the default group).
         self.process_group: Any = None
-        # Bookkeeping is always persistent: a resumed evaluation must still raise earlier errors.
-        self._register("_num_updates", torch.zeros((), dtype=torch.int64), True, "sum")
+        # Non-persistent as every state by default (cstorch): a model holding metrics loads a
+        # plain model checkpoint strictly. `persistent(True)` saves them with the rest, so a
+        # resumed evaluation still raises earlier errors.
+        self._register("_num_updates", torch.zeros((), dtype=torch.int64), False, "sum")
         self._register(
-            "_errors", torch.zeros(len(self.error_kinds), dtype=torch.int64), True, "sum"
+            "_errors", torch.zeros(len(self.error_kinds), dtype=torch.int64), False, "sum"
         )
+        _REGISTRY.add(self)
         if type(self).reset is not Metric.reset:
             # cstorch metrics define their state in `reset`; register it now, as cstorch does.
             self.reset()
@@ -323,14 +361,17 @@ class Metric(nn.Module, ABC):
         changes."""
 
     def reset(self) -> None:
-        """Restore every registered state to its initial value, in place."""
+        """Restore every registered state to its initial value, in place, and drop the cached
+        value and the `dtype=` of earlier updates."""
         for name, default in self._defaults.items():
             self._buffers[name].copy_(default)  # type: ignore[union-attr]
+        self._reset_bookkeeping()
 
     def _reset_bookkeeping(self) -> None:
         self._num_updates.zero_()
         self._errors.zero_()
         self._cached = None
+        self._output_dtype = None
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Run `update` on the batch, then return `compute()` over everything seen so far."""
@@ -345,9 +386,36 @@ class Metric(nn.Module, ABC):
         super()._load_from_state_dict(*args, **kwargs)
 
     @property
-    def num_updates(self) -> Tensor:
-        """How many times `update` ran since the last reset (a 0-d int64 tensor)."""
-        return self._num_updates
+    def num_updates(self) -> Any:
+        """How many times `update` ran since the last reset: an `int`, as in cstorch (while
+        tracing, the 0-d int64 state tensor, so that reading it does not sync)."""
+        if torch.compiler.is_compiling() or tracing(self._num_updates):
+            return self._num_updates
+        return int(self._num_updates)
+
+    def state_dict_all(self) -> dict[str, Tensor]:
+        """Every state, bookkeeping included, whatever its persistence: the metrics-only
+        state to save for a resumed evaluation (`load_state_dict_all` restores it)."""
+        return {name: buffer.detach().clone() for name, buffer, _ in self.states()}
+
+    def load_state_dict_all(self, state: dict[str, Tensor]) -> None:
+        """Restore, in place, the states saved by `state_dict_all` (every one must be there)."""
+        missing = sorted(set(self._reductions) - set(state))
+        unexpected = sorted(set(state) - set(self._reductions))
+        if missing or unexpected:
+            raise KeyError(
+                f"Argument `state` must hold exactly the states of {type(self).__name__} "
+                f"{self.name!r}. Received: missing={missing}, unexpected={unexpected}"
+            )
+        for name, value in state.items():
+            buffer: Tensor = self._buffers[name]  # type: ignore[assignment]
+            if value.shape != buffer.shape:
+                raise ValueError(
+                    f"Argument `state` must hold {name!r} of shape {tuple(buffer.shape)}. "
+                    f"Received: shape {tuple(value.shape)}"
+                )
+            buffer.copy_(value)
+        self._cached = None
 
     # ----------------------------------------------------------------- shared statistics
 
@@ -461,6 +529,62 @@ class Metric(nn.Module, ABC):
 
     def extra_repr(self) -> str:
         return f"name={self.name!r}"
+
+
+class _Registry:
+    """cstorch's `Metric.registry` (`name -> list of metrics`), over weak references."""
+
+    def __init__(self) -> None:
+        self._metrics: weakref.WeakValueDictionary[int, Metric] = weakref.WeakValueDictionary()
+        self._next = 0
+
+    def add(self, metric: Metric) -> None:
+        self._metrics[self._next] = metric
+        self._next += 1
+
+    def _live(self) -> list[Metric]:
+        return list(self._metrics.values())
+
+    def __getitem__(self, name: str) -> list[Metric]:
+        return [m for m in self._live() if m.name == name]
+
+    def __contains__(self, name: object) -> bool:
+        return any(m.name == name for m in self._live())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return len(self.keys())
+
+    def keys(self) -> list[str]:
+        return list(dict.fromkeys(m.name for m in self._live()))
+
+    def items(self) -> list[tuple[str, list[Metric]]]:
+        return [(name, self[name]) for name in self.keys()]
+
+    def values(self) -> list[list[Metric]]:
+        return [metrics for _, metrics in self.items()]
+
+    def clear(self) -> None:
+        self._metrics.clear()
+
+
+_REGISTRY = _Registry()
+Metric.registry = _REGISTRY
+
+
+def get_all_metrics() -> Iterator[tuple[str, Metric]]:
+    """Yield `(name, metric)` for every live metric, as cstorch: a name shared by several
+    metrics is suffixed with each one's index in creation order (`"acc.0"`, `"acc.1"`)."""
+    for name, metrics in _REGISTRY.items():
+        for index, metric in enumerate(metrics):
+            yield (f"{name}.{index}" if len(metrics) > 1 else name), metric
+
+
+def compute_all_metrics() -> dict[str, Any]:
+    """`{name: metric.compute()}` over `get_all_metrics()`."""
+    return {name: metric.compute() for name, metric in get_all_metrics()}
 
 
 def _snake_case(class_name: str) -> str:

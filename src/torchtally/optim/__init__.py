@@ -17,6 +17,7 @@ from torchtally.optim._base import Optimizer
 from torchtally.optim._configure import OPTIMIZERS, configure_optimizer
 from torchtally.optim._lamb import Lamb
 from torchtally.optim._lion import Lion
+from torchtally.optim._muon import Muon
 from torchtally.optim._nadam import NAdam
 from torchtally.optim._radam import RAdam
 from torchtally.optim._rmsprop import RMSprop
@@ -36,6 +37,7 @@ __all__ = [
     "Adamax",
     "Lamb",
     "Lion",
+    "Muon",
     "NAdam",
     "Optimizer",
     "RAdam",

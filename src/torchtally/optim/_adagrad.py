@@ -46,7 +46,7 @@ class Adagrad(Optimizer):
         lr_decay: float = 0.0,
         weight_decay: float = 0.0,
         initial_accumulator_value: float = 0.0,
-        eps: float = 1e-10,
+        eps: float = 1e-6,
         *,
         maximize: bool = False,
     ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from abc import ABC
 from collections.abc import Callable
 from typing import Any, final
@@ -12,7 +13,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer
 from torchtally.optim._checks import check_betas, check_bool, check_float
-from torchtally.optim._math import decay_weights, one_minus_pow, update_moments
+from torchtally.optim._math import decay_weights, update_moments
 
 __all__ = ["Adam", "AdamW"]
 
@@ -32,7 +33,13 @@ class _AdamBase(Optimizer, ABC):
         maximize: bool,
         decoupled_weight_decay: bool,
         correct_bias: bool,
+        eps_placement: str,
     ) -> None:
+        if eps_placement not in ("cerebras", "torch"):
+            raise ValueError(
+                'Argument `eps_placement` must be "cerebras" or "torch". '
+                f"Received: eps_placement={eps_placement!r}"
+            )
         defaults: dict[str, Any] = {
             "lr": lr,
             "betas": check_betas("betas", betas),
@@ -42,17 +49,54 @@ class _AdamBase(Optimizer, ABC):
             "maximize": check_bool("maximize", maximize),
             "decoupled_weight_decay": check_bool("decoupled_weight_decay", decoupled_weight_decay),
             "correct_bias": check_bool("correct_bias", correct_bias),
+            "eps_placement": eps_placement,
         }
-        super().__init__(params, defaults, enable_global_step=True)
+        super().__init__(params, defaults)
 
     def preinitialize(self) -> None:
-        """Create the zero moment estimates (and the running maximum with `amsgrad`)."""
+        """Create the zero moment estimates (and the running maximum with `amsgrad`), and with
+        `correct_bias` the running powers `beta1**t`, `beta2**t` (Cerebras' state layout)."""
         for group in self.param_groups:
+            beta1, beta2 = group["betas"]
             for p in group["params"]:
                 self.init_state(p, "exp_avg", torch.zeros_like)
                 self.init_state(p, "exp_avg_sq", torch.zeros_like)
                 if group["amsgrad"]:
                     self.init_state(p, "max_exp_avg_sq", torch.zeros_like)
+                if group["correct_bias"]:
+                    self.init_state(p, "beta1_power", functools.partial(_power, beta1))
+                    self.init_state(p, "beta2_power", functools.partial(_power, beta2))
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load a state dict of ours, of Cerebras' Adam/AdamW, or of `torch.optim.Adam(W)`:
+        a torch state's step count becomes the bias-correction powers.
+
+        Args:
+            state_dict: As returned by `state_dict()`.
+        """
+        groups_of = {
+            index: group for group in state_dict["param_groups"] for index in group["params"]
+        }
+        converted = dict(state_dict)
+        converted["state"] = {}
+        for index, state in state_dict["state"].items():
+            state = dict(state)
+            group = groups_of.get(index, {})
+            if "step" in state and "beta1_power" not in state:
+                step = float(torch.as_tensor(state.pop("step")))
+                beta1, beta2 = group.get("betas", self.defaults["betas"])
+                if group.get("correct_bias", self.defaults["correct_bias"]):
+                    # The powers held are those of the next step, t + 1. (Cerebras converts to
+                    # beta**t, which repeats the last step's correction once.)
+                    state["beta1_power"] = torch.tensor(beta1 ** (step + 1), dtype=torch.float32)
+                    state["beta2_power"] = torch.tensor(beta2 ** (step + 1), dtype=torch.float32)
+            converted["state"][index] = state
+        # Cerebras' Adam keeps its L2 rate under this name (and `weight_decay` at 0).
+        converted["param_groups"] = [
+            _from_cerebras_group(group, self.defaults["decoupled_weight_decay"])
+            for group in state_dict["param_groups"]
+        ]
+        super().load_state_dict(converted)
 
     def state_names_to_sparsify(self) -> list[str]:
         """The moment estimates are shaped like their parameter."""
@@ -71,28 +115,57 @@ class _AdamBase(Optimizer, ABC):
         loss = self.evaluate_closure(closure)
         for group, p, grad in self.params_with_grad():
             state = self.state[p]
-            step = self.step_for(p)
             lr, weight_decay = self.lr_for(group, p), group["weight_decay"]
             beta1, beta2 = group["betas"]
-            grad = decay_weights(p, grad, lr, weight_decay, group["decoupled_weight_decay"])
+            decoupled = group["decoupled_weight_decay"]
+            if not decoupled:
+                grad = decay_weights(p, grad, lr, weight_decay, decoupled=False)
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
             update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
             second = exp_avg_sq
             if group["amsgrad"]:
                 second = state["max_exp_avg_sq"]
                 second.copy_(torch.maximum(second, exp_avg_sq))
+            # Cerebras' placement of eps: added to sqrt(v) before the bias correction, which
+            # then scales the whole update (torch adds eps to the corrected sqrt(v_hat)).
             if group["correct_bias"]:
-                step_size = lr / one_minus_pow(beta1, step)
-                denom = second.sqrt() / one_minus_pow(beta2, step).sqrt() + group["eps"]
+                beta1_power, beta2_power = state["beta1_power"], state["beta2_power"]
+                root2 = (1 - beta2_power).sqrt()
+                if group["eps_placement"] == "torch":
+                    update = (exp_avg / (second.sqrt() / root2 + group["eps"])) / (1 - beta1_power)
+                else:
+                    update = exp_avg / (second.sqrt() + group["eps"]) * (root2 / (1 - beta1_power))
+                beta1_power.mul_(beta1)
+                beta2_power.mul_(beta2)
             else:
-                step_size, denom = lr, second.sqrt() + group["eps"]
-            p.sub_(step_size * (exp_avg / denom))
+                update = exp_avg / (second.sqrt() + group["eps"])
+            if decoupled and weight_decay != 0:
+                update = update + weight_decay * p
+            p.sub_(lr * update)
         return loss
+
+
+def _power(beta: float, p: Tensor) -> Tensor:
+    # float32 as Cerebras (a float64 parameter's corrections are formed in float64 in `step`).
+    return torch.tensor(beta, dtype=Optimizer.scalar_dtype(p), device=p.device)
+
+
+def _from_cerebras_group(group: dict[str, Any], decoupled: bool) -> dict[str, Any]:
+    group = dict(group)
+    l2 = group.pop("l2_regularization_rate", None)
+    if l2 and not decoupled:
+        group["weight_decay"] = l2
+    return group
 
 
 @final
 class Adam(_AdamBase):
-    """Adam (Kingma & Ba, 2015), step for step equal to `torch.optim.Adam`.
+    """Adam (Kingma & Ba, 2015), step for step equal to `cstorch.optim.Adam`.
+
+    Cerebras' form of the update: `w -= lr * sqrt(1 - beta2**t) / (1 - beta1**t) *
+    m / (sqrt(v) + eps)`, with the powers kept as running products (`beta1_power`,
+    `beta2_power`) and eps 1e-6 by default. torch adds eps after the correction
+    (`sqrt(v_hat) + eps`), i.e. its eps is this one divided by `sqrt(1 - beta2**t)`.
 
     Args:
         params: Parameters or parameter groups.
@@ -104,6 +177,8 @@ class Adam(_AdamBase):
         maximize: Maximize the objective instead of minimizing it.
         decoupled_weight_decay: Decay the weights directly, as AdamW does.
         correct_bias: Divide the moments by their bias corrections (cstorch's option).
+        eps_placement: "cerebras" (default): eps is added to `sqrt(v)`; "torch": to the
+            bias-corrected `sqrt(v_hat)`, as `torch.optim` does.
 
     Example:
         >>> w = torch.ones(2, requires_grad=True)
@@ -119,13 +194,14 @@ class Adam(_AdamBase):
         params: ParamsT,
         lr: float | Tensor = 1e-3,
         betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
+        eps: float = 1e-6,
         weight_decay: float = 0.0,
         amsgrad: bool = False,
         *,
         maximize: bool = False,
         decoupled_weight_decay: bool = False,
         correct_bias: bool = True,
+        eps_placement: str = "cerebras",
     ) -> None:
         super().__init__(
             params,
@@ -137,12 +213,16 @@ class Adam(_AdamBase):
             maximize=maximize,
             decoupled_weight_decay=decoupled_weight_decay,
             correct_bias=correct_bias,
+            eps_placement=eps_placement,
         )
 
 
 @final
 class AdamW(_AdamBase):
-    """AdamW (Loshchilov & Hutter, 2019), step for step equal to `torch.optim.AdamW`.
+    """AdamW (Loshchilov & Hutter, 2019), step for step equal to `cstorch.optim.AdamW`.
+
+    Cerebras' defaults (eps 1e-6, weight_decay 0.0, `correct_bias` before `amsgrad`) and its
+    placement of eps (see `Adam`).
 
     Args:
         params: Parameters or parameter groups.
@@ -154,6 +234,8 @@ class AdamW(_AdamBase):
         amsgrad: Use the running maximum of the second moment (AMSGrad).
         maximize: Maximize the objective instead of minimizing it.
         correct_bias: Divide the moments by their bias corrections (cstorch's option).
+        eps_placement: "cerebras" (default): eps is added to `sqrt(v)`; "torch": to the
+            bias-corrected `sqrt(v_hat)`, as `torch.optim` does.
 
     Example:
         >>> w = torch.ones(2, requires_grad=True)
@@ -169,12 +251,13 @@ class AdamW(_AdamBase):
         params: ParamsT,
         lr: float | Tensor = 1e-3,
         betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 1e-2,
+        eps: float = 1e-6,
+        weight_decay: float = 0.0,
+        correct_bias: bool = True,
         amsgrad: bool = False,
         *,
         maximize: bool = False,
-        correct_bias: bool = True,
+        eps_placement: str = "cerebras",
     ) -> None:
         super().__init__(
             params,
@@ -186,4 +269,5 @@ class AdamW(_AdamBase):
             maximize=maximize,
             decoupled_weight_decay=True,
             correct_bias=correct_bias,
+            eps_placement=eps_placement,
         )

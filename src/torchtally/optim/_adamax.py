@@ -40,9 +40,9 @@ class Adamax(Optimizer):
     def __init__(
         self,
         params: ParamsT,
-        lr: float | Tensor = 2e-3,
+        lr: float | Tensor = 1e-3,
         betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
+        eps: float = 1e-6,
         weight_decay: float = 0.0,
         *,
         maximize: bool = False,

@@ -16,6 +16,7 @@ from torchtally.optim._asgd import ASGD
 from torchtally.optim._base import Optimizer
 from torchtally.optim._lamb import Lamb
 from torchtally.optim._lion import Lion
+from torchtally.optim._muon import Muon
 from torchtally.optim._nadam import NAdam
 from torchtally.optim._radam import RAdam
 from torchtally.optim._rmsprop import RMSprop
@@ -37,6 +38,7 @@ OPTIMIZERS: dict[str, type[Optimizer]] = {
         ASGD,
         Lamb,
         Lion,
+        Muon,
         NAdam,
         RAdam,
         RMSprop,

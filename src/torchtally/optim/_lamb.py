@@ -20,9 +20,12 @@ __all__ = ["Lamb"]
 class Lamb(Optimizer):
     """LAMB (You et al., 2020, "Large Batch Optimization for Deep Learning", Algorithm 2).
 
-    Per parameter tensor (a "layer"), with bias-corrected moments m_hat, v_hat:
-    `r = m_hat / (sqrt(v_hat) + eps)`, `u = r + weight_decay * w`,
-    `w -= lr * (||w|| / ||u||) * u`. The trust ratio is 1 when either norm is zero, and
+    Per parameter tensor (a "layer"), with moments m, v:
+    `r = m / (sqrt(v) + eps)`, `u = r + weight_decay * w`,
+    `w -= lr * (min(||w||, 10) / ||u||) * u`, step for step equal to `cstorch.optim.Lamb`:
+    like Cerebras (and the paper's reference code) the moments are not bias-corrected by
+    default and the weight norm is capped at 10. The trust ratio is 1 when either norm is
+    zero, and
     `adam=True` fixes it at 1 (Adam with decoupled decay), as cstorch's option does.
 
     Args:
@@ -32,7 +35,8 @@ class Lamb(Optimizer):
         eps: Added to the denominator for numerical stability.
         weight_decay: Decoupled weight decay, scaled by the trust ratio with the update.
         adam: Always use a trust ratio of 1.
-        bias_correction: Divide the moments by their bias corrections (the paper does).
+        bias_correction: Divide the moments by their bias corrections (Algorithm 2 of the
+            paper does; Cerebras does not).
         maximize: Maximize the objective instead of minimizing it.
 
     Example:
@@ -53,7 +57,7 @@ class Lamb(Optimizer):
         weight_decay: float = 0.0,
         adam: bool = False,
         *,
-        bias_correction: bool = True,
+        bias_correction: bool = False,
         maximize: bool = False,
     ) -> None:
         defaults = {
@@ -103,7 +107,8 @@ class Lamb(Optimizer):
             if group["adam"]:
                 p.sub_(lr * update)
                 continue
-            weight_norm, update_norm = p.norm(), update.norm()
+            # Cerebras caps the weight norm at 10 (as the reference LAMB implementation does).
+            weight_norm, update_norm = p.norm().clamp(0, 10), update.norm()
             usable = (weight_norm > 0) & (update_norm > 0)
             trust = torch.where(usable, weight_norm / torch.where(usable, update_norm, 1.0), 1.0)
             p.sub_((lr * trust) * update)

@@ -79,9 +79,12 @@ class Lion(Optimizer):
         for group, p, grad in self.params_with_grad():
             beta1, beta2 = group["betas"]
             exp_avg = self.state[p]["exp_avg"]
-            update = exp_avg.lerp(grad, 1 - beta1).sign_()
+            lr = self.lr_for(group, p)
+            # Cerebras' order of operations: the sign of a near-tie flips with rounding, so the
+            # interpolation is formed exactly as there (not with lerp).
+            update = (exp_avg * beta1).add_(grad, alpha=1 - beta1).sign_()
             if group["weight_decay"] != 0:
-                update = update + group["weight_decay"] * p
-            p.sub_(self.lr_for(group, p) * update)
-            exp_avg.lerp_(grad, 1 - beta2)
+                p.mul_(1 - lr * group["weight_decay"])
+            p.sub_(lr * update)
+            exp_avg.mul_(beta2).add_(grad, alpha=1 - beta2)
         return loss

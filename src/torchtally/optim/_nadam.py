@@ -18,7 +18,11 @@ __all__ = ["NAdam"]
 
 @final
 class NAdam(Optimizer):
-    """NAdam (Dozat, 2016), step for step equal to `torch.optim.NAdam`.
+    """NAdam (Dozat, 2016), step for step equal to `cstorch.optim.NAdam`.
+
+    Cerebras weights the momentum term by `mu_next / (1 - prod_{i<=t} mu_i * mu_t * mu_next)`:
+    its running product already holds `mu_t` and multiplies it in once more. torch (and the
+    paper) use `1 - prod_{i<=t} mu_i * mu_next`; `momentum_product="torch"` selects that form.
 
     Args:
         params: Parameters or parameter groups.
@@ -29,6 +33,7 @@ class NAdam(Optimizer):
         momentum_decay: Decay of the momentum schedule `mu_t`.
         decoupled_weight_decay: Decay the weights directly, as AdamW does.
         maximize: Maximize the objective instead of minimizing it.
+        momentum_product: "cerebras" (default) or "torch": the momentum weight's product.
 
     Example:
         >>> w = torch.ones(2, requires_grad=True)
@@ -50,7 +55,13 @@ class NAdam(Optimizer):
         decoupled_weight_decay: bool = False,
         *,
         maximize: bool = False,
+        momentum_product: str = "cerebras",
     ) -> None:
+        if momentum_product not in ("cerebras", "torch"):
+            raise ValueError(
+                'Argument `momentum_product` must be "cerebras" or "torch". '
+                f"Received: momentum_product={momentum_product!r}"
+            )
         defaults = {
             "lr": lr,
             "betas": check_betas("betas", betas),
@@ -59,6 +70,7 @@ class NAdam(Optimizer):
             "momentum_decay": check_float("momentum_decay", momentum_decay, 0.0),
             "decoupled_weight_decay": check_bool("decoupled_weight_decay", decoupled_weight_decay),
             "maximize": check_bool("maximize", maximize),
+            "momentum_product": momentum_product,
         }
         super().__init__(params, defaults, enable_global_step=True)
 
@@ -100,6 +112,9 @@ class NAdam(Optimizer):
             update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
             denom = (exp_avg_sq / one_minus_pow(beta2, step)).sqrt() + group["eps"]
             grad_weight = lr * (1 - mu) / (1 - mu_product)
-            avg_weight = lr * mu_next / (1 - mu_product * mu_next)
+            product_next = mu_product * mu_next
+            if group.get("momentum_product", "cerebras") == "cerebras":
+                product_next = product_next * mu
+            avg_weight = lr * mu_next / (1 - product_next)
             p.sub_(grad_weight * (grad / denom)).sub_(avg_weight * (exp_avg / denom))
         return loss

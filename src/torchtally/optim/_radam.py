@@ -46,7 +46,7 @@ class RAdam(Optimizer):
         params: ParamsT,
         lr: float | Tensor = 1e-3,
         betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
+        eps: float = 1e-6,
         weight_decay: float = 0.0,
         decoupled_weight_decay: bool = False,
         *,

@@ -58,7 +58,7 @@ class Rprop(Optimizer):
     def __init__(
         self,
         params: ParamsT,
-        lr: float | Tensor = 1e-2,
+        lr: float | Tensor = 1e-3,
         etas: tuple[float, float] = (0.5, 1.2),
         step_sizes: tuple[float, float] = (1e-6, 50.0),
         *,

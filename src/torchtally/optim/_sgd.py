@@ -17,10 +17,11 @@ __all__ = ["SGD"]
 
 @final
 class SGD(Optimizer):
-    """Stochastic gradient descent, step for step equal to `torch.optim.SGD`.
+    """Stochastic gradient descent, step for step equal to `cstorch.optim.SGD`.
 
-    The momentum buffer starts at zero, and the first step takes the gradient as it is, as
-    torch does, through `torch.where` on the step counter rather than a Python branch.
+    The momentum buffer starts at zero and every step, the first included, adds the dampened
+    gradient: `buf = momentum * buf + (1 - dampening) * grad`, as Cerebras does. (torch seeds
+    the buffer with the undamped first gradient; the two agree whenever `dampening` is 0.)
 
     Args:
         params: Parameters or parameter groups.
@@ -66,7 +67,7 @@ class SGD(Optimizer):
             "nesterov": nesterov,
             "maximize": check_bool("maximize", maximize),
         }
-        super().__init__(params, defaults, enable_global_step=True)
+        super().__init__(params, defaults)
 
     def preinitialize(self) -> None:
         """Create a zero momentum buffer for each parameter of a group with momentum."""
@@ -91,16 +92,12 @@ class SGD(Optimizer):
         """
         loss = self.evaluate_closure(closure)
         for group, p, grad in self.params_with_grad():
-            step = self.step_for(p)
             if group["weight_decay"] != 0:
                 grad = grad + group["weight_decay"] * p
             momentum = group["momentum"]
             if momentum != 0:
                 buf = self.state[p]["momentum_buffer"]
-                dampening = group["dampening"]
-                damped = buf * momentum + (1 - dampening) * grad
-                # torch seeds the buffer with the undamped first gradient.
-                buf.copy_(torch.where(step == 1, grad, damped) if dampening != 0 else damped)
+                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
                 grad = grad + momentum * buf if group["nesterov"] else buf
             p.sub_(self.lr_for(group, p) * grad)
         return loss

@@ -14,16 +14,32 @@ Example:
     ...     ...
 """
 
-from torchtally.runtime._backend import Backend, backend, current_backend
+from torchtally.runtime._backend import Backend, BackendType, backend, current_backend
 from torchtally.runtime._checkpoint import CheckpointError, load, save
 from torchtally.runtime._closures import checkpoint_closure, step_closure
 from torchtally.runtime._compile import CompiledModel, compile
 from torchtally.runtime._guard import TensorReadError, reads_forbidden
 from torchtally.runtime._step import compile_step, in_step, trace
 from torchtally.runtime._summary import summarize_scalar
+from torchtally.runtime._surface import (
+    current_name_scope,
+    current_torch_device,
+    from_numpy,
+    full,
+    full_like,
+    make_constant,
+    name_scope,
+    ones,
+    ones_like,
+    to_numpy,
+    use_cs,
+    zeros,
+    zeros_like,
+)
 
 __all__ = [
     "Backend",
+    "BackendType",
     "CheckpointError",
     "CompiledModel",
     "TensorReadError",
@@ -32,11 +48,24 @@ __all__ = [
     "compile",
     "compile_step",
     "current_backend",
+    "current_name_scope",
+    "current_torch_device",
+    "from_numpy",
+    "full",
+    "full_like",
     "in_step",
     "load",
+    "make_constant",
+    "name_scope",
+    "ones",
+    "ones_like",
     "reads_forbidden",
     "save",
     "step_closure",
     "summarize_scalar",
+    "to_numpy",
     "trace",
+    "use_cs",
+    "zeros",
+    "zeros_like",
 ]

@@ -8,15 +8,70 @@ that says a Cerebras system is required. Creating a backend makes it the current
 
 from __future__ import annotations
 
+import enum
 from pathlib import Path
-from typing import Any, final
+from typing import Any, final, overload
 
 import torch
 
 from torchtally._errors import check_int
 from torchtally.runtime._distributed import init_process_group_from_env, local_rank
 
-__all__ = ["BACKEND_TYPES", "Backend", "backend", "current_backend", "set_current_backend"]
+__all__ = [
+    "BACKEND_TYPES",
+    "Backend",
+    "BackendType",
+    "backend",
+    "current_backend",
+    "set_current_backend",
+]
+
+
+class BackendType(str, enum.Enum):
+    """Which kind of backend runs the program, as cstorch's `BackendType` enum.
+
+    Members compare equal to their names ("CPU" == BackendType.CPU), so code written against
+    the earlier string form keeps working. CSX exists so that model-zoo checks such as
+    `backend.backend_type.is_csx` read False; a CSX backend cannot be created here.
+
+    Example:
+        >>> b = backend("CPU")
+        >>> b.backend_type.name, b.backend_type.is_csx
+        ('CPU', False)
+    """
+
+    CPU = "CPU"
+    GPU = "GPU"
+    CSX = "CSX"
+
+    @property
+    def is_cpu(self) -> bool:
+        """Whether this is the CPU backend type."""
+        return self is BackendType.CPU
+
+    @property
+    def is_gpu(self) -> bool:
+        """Whether this is the GPU backend type."""
+        return self is BackendType.GPU
+
+    @property
+    def is_csx(self) -> bool:
+        """Whether this is the Cerebras cluster backend type (never true for a live backend)."""
+        return self is BackendType.CSX
+
+    def __str__(self) -> str:
+        return self.value
+
+    @staticmethod
+    def from_str(backend_type: str) -> BackendType:
+        """The member named `backend_type`, in any case (e.g. "cpu")."""
+        if not isinstance(backend_type, str) or backend_type.upper() not in BackendType.__members__:
+            raise ValueError(
+                "Argument `backend_type` must be one of 'CPU', 'GPU', 'CSX'. "
+                f"Received: backend_type={backend_type!r}"
+            )
+        return BackendType[backend_type.upper()]
+
 
 BACKEND_TYPES = ("CPU", "GPU")
 # The keyword arguments of torch.compile that a backend's `compile` option may carry.
@@ -32,7 +87,7 @@ class Backend:
     Build one with `backend(...)` rather than directly.
 
     Args:
-        backend_type: "CPU" or "GPU".
+        backend_type: `BackendType.CPU` or `BackendType.GPU` (equal to "CPU" / "GPU").
         device: The torch device parameters and steps live on.
         artifact_dir: Where backend artifacts go (created when first written to).
         max_checkpoints: Keep only this many newest checkpoints written by `save`, or None.
@@ -51,7 +106,7 @@ class Backend:
 
     def __init__(
         self,
-        backend_type: str,
+        backend_type: BackendType | str,
         device: torch.device,
         *,
         artifact_dir: Path,
@@ -60,46 +115,67 @@ class Backend:
         mixed_precision: bool,
         distributed: bool,
     ) -> None:
-        self.backend_type = backend_type
+        self.backend_type = BackendType.from_str(str(backend_type))
         self.device = device
         self.artifact_dir = artifact_dir
         self.max_checkpoints = max_checkpoints
         self.compile_options = compile_options
         self.mixed_precision = mixed_precision
         self.is_distributed = distributed
+        self.executor_counter = 0  # numbers the DataExecutors' artifact directories, as cstorch
 
     @property
     def is_cpu(self) -> bool:
         """Whether this is the CPU backend."""
-        return self.backend_type == "CPU"
+        return self.backend_type.is_cpu
 
     @property
     def is_gpu(self) -> bool:
         """Whether this is the GPU backend."""
-        return self.backend_type == "GPU"
+        return self.backend_type.is_gpu
 
     def __repr__(self) -> str:
         return (
-            f"Backend({self.backend_type!r}, device={self.device}, "
+            f"Backend({self.backend_type.value!r}, device={self.device}, "
             f"compile={self.compile_options}, distributed={self.is_distributed})"
         )
 
 
+@overload
+def backend(backend_type: None = None) -> Backend | None: ...
+
+
+@overload
 def backend(
-    backend_type: str = "CPU",
-    *,
+    backend_type: str | BackendType,
     artifact_dir: str | Path | None = None,
+    *,
     max_checkpoints: int | None = None,
     compile: bool | dict[str, Any] | None = None,
     mixed_precision: bool = False,
     device_index: int | None = None,
     enable_distributed: bool = False,
     dist_backend: str | None = None,
-) -> Backend:
-    """Create a backend and make it the current one.
+) -> Backend: ...
+
+
+def backend(
+    backend_type: str | BackendType | None = None,
+    artifact_dir: str | Path | None = None,
+    *,
+    max_checkpoints: int | None = None,
+    compile: bool | dict[str, Any] | None = None,
+    mixed_precision: bool = False,
+    device_index: int | None = None,
+    enable_distributed: bool = False,
+    dist_backend: str | None = None,
+) -> Backend | None:
+    """Create a backend and make it the current one; with no arguments, return the current one.
 
     Args:
-        backend_type: "CPU" or "GPU" (any case). "CSX" needs a Cerebras system and raises.
+        backend_type: "CPU" or "GPU" (any case, or a `BackendType`). "CSX" needs a Cerebras
+            system and raises. None (with no other argument) returns the current backend or
+            None, as cstorch's `backend()`.
         artifact_dir: Directory for backend artifacts. Default: `./torchtally_logs`.
         max_checkpoints: If given, `save` keeps only the newest this many checkpoints.
         compile: Compile traced steps with `torch.compile`: True for its defaults, or a dict
@@ -116,14 +192,24 @@ def backend(
         dist_backend: The process group backend. Default: "nccl" on GPU, "gloo" on CPU.
 
     Returns:
-        The new current `Backend`.
+        The new current `Backend` (the current one, or None, when `backend_type` is None).
 
     Example:
         >>> b = backend("GPU", compile={"mode": "reduce-overhead"})  # doctest: +SKIP
         >>> with b.device:
         ...     model = torch.nn.Linear(4, 2)  # parameters created on the GPU
     """
-    kind = _backend_type(backend_type)
+    if backend_type is None:
+        given = (artifact_dir, max_checkpoints, compile, device_index, dist_backend)
+        if any(v is not None for v in given) or mixed_precision or enable_distributed:
+            raise TypeError(
+                "Argument `backend_type` is required to create a backend: pass 'CPU' or 'GPU'. "
+                "Call `backend()` with no arguments to get the current backend."
+            )
+        return _current
+    kind = _backend_type(
+        backend_type.value if isinstance(backend_type, BackendType) else backend_type
+    )
     check_int("max_checkpoints", max_checkpoints, 1, allow_none=True)
     options = _compile_options(compile)
     _check_bool("mixed_precision", mixed_precision)
@@ -148,11 +234,13 @@ def backend(
     return result
 
 
-def current_backend(raise_exception: bool = False) -> Backend | None:
+def current_backend(raise_exception: bool = False, raise_warning: bool = True) -> Backend | None:
     """The current backend: the one last created by `backend` or used by `compile`.
 
     Args:
         raise_exception: Raise instead of returning None when there is none.
+        raise_warning: Accepted for cstorch compatibility (cstorch warns that this function is
+            deprecated in favour of `backend()`); no warning is given here.
 
     Returns:
         The current `Backend`, or None.

@@ -22,14 +22,14 @@ import enum
 import os
 import uuid
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any, Literal
 
 import torch
 
 from torchtally._errors import check_int
+from torchtally.runtime._checkpoint_cstorch import is_cstorch_file, read_cstorch, write_cstorch
 from torchtally.runtime._checkpoint_decode import decode_tree, device_mapper
-from torchtally.runtime._checkpoint_encode import EncodedTree, encode_tree
+from torchtally.runtime._checkpoint_encode import encode_tree
 from torchtally.runtime._checkpoint_format import CheckpointError, import_h5py
 from torchtally.runtime._checkpoint_hdf5 import read_container, write_container
 from torchtally.runtime._checkpoint_retention import record_and_prune
@@ -56,8 +56,9 @@ def save(
     path: str | os.PathLike[str],
     *,
     max_checkpoints: int | Literal[_Unset.TOKEN] | None = _UNSET,
+    format: Literal["torchtally", "cstorch"] = "torchtally",
 ) -> None:
-    """Save `state_dict` to `path` atomically, as a torchtally HDF5 checkpoint.
+    """Save `state_dict` to `path` atomically, as a torchtally or cstorch HDF5 checkpoint.
 
     Args:
         state_dict: What to save: nested dicts, lists and tuples of tensors (any dtype,
@@ -67,50 +68,78 @@ def save(
         max_checkpoints: After this save, keep at most this many of the checkpoints this
             process saved in the same directory, deleting the oldest; None keeps all. Defaults
             to the active backend's `max_checkpoints` (None without a backend).
+        format: "torchtally" (default) writes torchtally's layout: every storage and the
+            manifest carry SHA-256 digests that `load` verifies, views keep sharing their
+            storage, and complex, bytes, int8 and float8 data round-trip. "cstorch" writes the
+            layout of `cerebras.pytorch.save` 2.10 (format 0.5, uncompressed), which Cerebras'
+            `cstorch.load` reads; it has no checksums and ties only identical tensor objects.
 
     Raises:
         TypeError: `state_dict` holds something the format cannot store exactly.
+        ValueError: `format` is unknown, or two "cstorch" keys flatten to the same name.
         ImportError: h5py is not installed (`pip install torchtally[checkpoint]`).
 
     Example:
         >>> save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": 100},
         ...      "ckpt/step_100.h5", max_checkpoints=3)
     """
+    if format not in ("torchtally", "cstorch"):
+        raise ValueError(
+            f'Argument `format` must be "torchtally" or "cstorch". Received: format={format!r}'
+        )
     h5py = import_h5py()
     target = _save_target(path)
     limit = _resolve_limit(max_checkpoints)
-    tree = encode_tree(state_dict)  # refuses bad input before any file is created
-    _write_atomically(h5py, target, tree)
+    if format == "cstorch":
+        _write_atomically(target, lambda temp, pause: write_cstorch(h5py, temp, state_dict))
+    else:
+        tree = encode_tree(state_dict)  # refuses bad input before any file is created
+        _write_atomically(target, lambda temp, pause: write_container(h5py, temp, tree, pause))
     record_and_prune(target, limit)
 
 
-def load(path: str | os.PathLike[str], map_location: Any = None) -> Any:
-    """Load a checkpoint written by `save` (or a `torch.save` file, with weights_only=True).
+def load(
+    path: str | os.PathLike[str], map_location: Any = None, *, unsafe_unpickle: bool = False
+) -> Any:
+    """Load a checkpoint written by `save`, by `cerebras.pytorch.save` 2.x, or by `torch.save`.
+
+    Pickles are never loaded implicitly: `torch.save` files go through
+    `torch.load(weights_only=True)`, and the dill-pickled entries a Cerebras checkpoint may hold
+    are refused, both unless `unsafe_unpickle=True`.
 
     Args:
         path: The checkpoint file.
         map_location: Like torch.load's: None keeps each tensor on the device it was saved
             from; a str or torch.device puts every tensor there; a dict maps saved device
-            strings (e.g. "cuda:0") to devices.
+            strings (e.g. "cuda:0") to devices. cstorch's "cache" means None here.
+        unsafe_unpickle: Also unpickle what the file holds as pickles (`torch.load` with
+            weights_only=False; dill entries of a cstorch checkpoint). Unpickling runs code
+            stored in the file: pass True only for files you trust.
 
     Returns:
         The saved object, with the container, key and tensor types it was saved with.
 
     Raises:
         CheckpointError: The file is truncated, corrupt, incomplete, from a newer format
-            version, not a checkpoint, or a pickle that weights_only loading refuses.
+            version, not a checkpoint, or holds pickles and `unsafe_unpickle` is False.
         FileNotFoundError: `path` does not name a file.
 
     Example:
         >>> state = load("ckpt/step_100.h5", map_location="cpu")
         >>> model.load_state_dict(state["model"])
     """
+    if not isinstance(unsafe_unpickle, bool):
+        raise TypeError(
+            f"Argument `unsafe_unpickle` must be a bool. Received: unsafe_unpickle={unsafe_unpickle!r}"
+        )
+    if isinstance(map_location, str) and map_location == "cache":
+        map_location = None  # cstorch's "cache" keeps lazily read tensors; ours are read at once
     target = _existing_file(path)
     place = device_mapper(map_location)  # argument errors before touching the file
     with open(target, "rb") as handle:
         head = handle.read(len(_HDF5_SIGNATURE))
     if head.startswith(b"PK\x03\x04") or head[:1] == b"\x80":  # torch.save: zip, or legacy pickle
-        return _load_torch_file(target, map_location)
+        return _load_torch_file(target, map_location, unsafe_unpickle)
     if head != _HDF5_SIGNATURE:
         raise CheckpointError(
             f"Cannot load {target!r}: it is neither a torchtally checkpoint (HDF5) nor a "
@@ -119,8 +148,12 @@ def load(path: str | os.PathLike[str], map_location: Any = None) -> Any:
     h5py = import_h5py()
     try:
         with h5py.File(target, "r") as f:
+            if is_cstorch_file(f):
+                return read_cstorch(h5py, f, place, unsafe_unpickle=unsafe_unpickle)
             manifest, specs, arrays = read_container(h5py, f)
         return decode_tree(manifest, specs, arrays, place)
+    except ImportError:
+        raise
     except CheckpointError as err:
         raise CheckpointError(f"Cannot load {target!r}: {err}") from err
     except Exception as err:  # HDF5 and numpy report damage as OSError, KeyError, ValueError...
@@ -130,24 +163,30 @@ def load(path: str | os.PathLike[str], map_location: Any = None) -> Any:
         ) from err
 
 
-def _load_torch_file(target: str, map_location: Any) -> Any:
+def _load_torch_file(target: str, map_location: Any, unsafe_unpickle: bool) -> Any:
     try:
-        return torch.load(target, map_location=map_location, weights_only=True)
+        return torch.load(target, map_location=map_location, weights_only=not unsafe_unpickle)
     except Exception as err:
+        if unsafe_unpickle:
+            raise CheckpointError(f"Cannot load {target!r} as a torch.save file ({err}).") from err
         raise CheckpointError(
             f"Cannot load {target!r} as a torch.save file: it was loaded with "
-            f"weights_only=True, which only accepts tensors and plain containers ({err})."
+            f"weights_only=True, which only accepts tensors and plain containers ({err}). "
+            "Unpickling anything else runs code stored in the file; pass "
+            "`unsafe_unpickle=True` only if you trust it."
         ) from err
 
 
-def _write_atomically(h5py: ModuleType, target: str, tree: EncodedTree) -> None:
+def _write_atomically(
+    target: str, write: Callable[[str, Callable[[str], None] | None], None]
+) -> None:
     """Write under a temporary name in the target's directory, fsync, then rename onto it."""
     directory, name = os.path.split(target)
     # Same directory, so the rename is atomic (same filesystem); hidden and unique per save.
     temp = os.path.join(directory, f".{name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp")
     hook = _pause_hook
     try:
-        write_container(h5py, temp, tree, None if hook is None else lambda s: hook(s, temp))
+        write(temp, None if hook is None else lambda s: hook(s, temp))
         _fsync_path(temp, os.O_RDONLY)
         if hook is not None:
             hook("written", temp)

@@ -66,7 +66,7 @@ class CompiledModel:
         return getattr(self.module, name)
 
     def __repr__(self) -> str:
-        return f"CompiledModel({self.module!r}, backend={self.backend.backend_type!r})"
+        return f"CompiledModel({self.module!r}, backend={str(self.backend.backend_type)!r})"
 
 
 def compile(model: nn.Module, backend: str | Backend | None = None) -> CompiledModel:

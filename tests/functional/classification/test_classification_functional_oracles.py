@@ -75,12 +75,20 @@ def _t(array: np.ndarray | None, dtype: torch.dtype | None = None) -> torch.Tens
     return None if array is None else torch.from_numpy(np.ascontiguousarray(array)).to(dtype)
 
 
-def _sk_labels(data: dict[str, Any], average: str, y_pred: np.ndarray | None = None) -> list[int]:
-    """scikit-learn's `labels=` equivalent to our `ignore_labels` and macro convention."""
+def _sk_labels(
+    data: dict[str, Any],
+    average: str,
+    y_pred: np.ndarray | None = None,
+    present_only: bool = True,
+) -> list[int]:
+    """scikit-learn's `labels=` equivalent to our `ignore_labels` and averaging convention:
+    every kept class for precision/recall/F (cstorch's macro counts absent classes as 0), the
+    kept classes present for mean IoU and Dice."""
     if average == "none":
         return list(range(data["C"]))
-    # scikit-learn without `labels=` averages the classes present; ours leaves out the ignored
     kept = [c for c in range(data["C"]) if c not in data["ignore"]]
+    if not present_only:
+        return kept
     y_pred = data["predictions"] if y_pred is None else y_pred
     present = set(data["labels"]) | set(y_pred)
     return [c for c in kept if c in present]
@@ -107,8 +115,8 @@ def test_multiclass_prf_matches_sklearn(ours, oracle, extra, average, data) -> N
     use_scores = data["C"] > 2 and len(data["labels"]) % 2 == 0
     predictions = _t(data["scores"]) if use_scores else _t(data["predictions"])
     y_pred = data["scores"].argmax(1) if use_scores else data["predictions"]
-    labels = _sk_labels(data, average, y_pred)
-    assume(labels)  # every present class ignored: scikit-learn has nothing to average
+    labels = _sk_labels(data, average, y_pred, present_only=False)
+    assume(labels)  # every class ignored: scikit-learn has nothing to average
     got = ours(
         _t(data["labels"]),
         predictions,
@@ -216,14 +224,18 @@ def test_multilabel_prf_matches_sklearn(ours, oracle, extra, average, data) -> N
 
 @SETTINGS
 @given(data=multiclass())
-def test_mean_per_class_accuracy_is_balanced_accuracy(data) -> None:
+def test_mean_per_class_accuracy_is_the_mean_recall_of_every_class(data) -> None:
     got = mean_per_class_accuracy(
         _t(data["labels"]), _t(data["predictions"]), data["C"], weights=_t(data["weights"])
     )
+    # cstorch (and TF): every class counts, one absent from the labels as 0
     expected = _quiet(
-        sk.balanced_accuracy_score,
+        sk.recall_score,
         data["labels"],
         data["predictions"],
+        labels=list(range(data["C"])),
+        average="macro",
+        zero_division=0,
         sample_weight=data["weights"],
     )
     _assert_close(got, expected)
@@ -243,8 +255,8 @@ def test_mean_iou_and_dice_average_the_present_classes(ours, oracle, data) -> No
         ignore_classes=data["ignore"] or None,
         weights=_t(data["weights"]),
     )
-    if not labels:  # no present class left: a mean over nothing
-        assert torch.isnan(got)
+    if not labels:  # no present class left: 0, as cstorch
+        assert float(got) == 0.0
         return
     expected = _quiet(
         oracle,

@@ -27,8 +27,9 @@ def test_accuracy_of_indices_and_scores_matches_sklearn(
     for part in (slice(0, half), slice(half, None)):
         from_scores.update(labels[part], scores[part])
         from_indices.update(labels[part], scores[part].argmax(-1).int())
-    assert float(from_scores) == pytest.approx(expected, rel=1e-12)
-    assert float(from_indices) == pytest.approx(expected, rel=1e-12)
+    # float32 results, as cstorch
+    assert float(from_scores) == pytest.approx(expected, rel=1e-7)
+    assert float(from_indices) == pytest.approx(expected, rel=1e-7)
 
 
 @settings(max_examples=30, deadline=None)

@@ -8,9 +8,27 @@ Module layout, class names, constructor arguments and defaults follow TorchMetri
 intentional differences are listed in the README ("Migrating from TorchMetrics").
 """
 
-from torchtally.compat.torchmetrics import classification, functional
+from torchtally.compat.torchmetrics import aggregation, classification, functional, regression, text
 from torchtally.compat.torchmetrics._base import Metric
+from torchtally.compat.torchmetrics.aggregation import *  # noqa: F403
+from torchtally.compat.torchmetrics.aggregation import __all__ as _aggregation_all
 from torchtally.compat.torchmetrics.classification import *  # noqa: F403
 from torchtally.compat.torchmetrics.classification import __all__ as _classification_all
+from torchtally.compat.torchmetrics.collection import MetricCollection
+from torchtally.compat.torchmetrics.regression import *  # noqa: F403
+from torchtally.compat.torchmetrics.regression import __all__ as _regression_all
+from torchtally.compat.torchmetrics.text import Perplexity
 
-__all__ = ["Metric", "classification", "functional", *_classification_all]
+__all__ = [
+    "Metric",
+    "MetricCollection",
+    "Perplexity",
+    "aggregation",
+    "classification",
+    "functional",
+    "regression",
+    "text",
+    *_aggregation_all,
+    *_classification_all,
+    *_regression_all,
+]

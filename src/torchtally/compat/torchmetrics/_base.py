@@ -35,6 +35,11 @@ class _Batch(dict):  # type: ignore[type-arg]
     """Statistics of one batch, already computed (lets `forward` reuse them in `update`)."""
 
 
+class _GroupBatches(dict):  # type: ignore[type-arg]
+    """Precomputed batches keyed by `id(metric)`: a collection's `forward` hands each group
+    owner its own batch through the inner collection's single `update` call."""
+
+
 class Metric(_TallyMetric):
     """A torchtally metric with TorchMetrics' calling conventions.
 
@@ -87,12 +92,17 @@ class Metric(_TallyMetric):
         batch: dict[str, Tensor]
         if len(args) == 1 and not kwargs and isinstance(args[0], _Batch):
             batch = args[0]
+        elif len(args) == 1 and not kwargs and isinstance(args[0], _GroupBatches):
+            batch = args[0][id(self)]
         else:
             batch = self._batch(*args, **kwargs)
         self._fold(batch)
 
     def _fold(self, batch: Mapping[str, Tensor]) -> None:
         for name, value in batch.items():
+            if name == "_errors":  # data errors seen in this batch, raised by compute
+                self._record_errors(*value)
+                continue
             state: Tensor = getattr(self, name)
             reduction = self._reductions[name]
             if reduction == "sum":

@@ -112,11 +112,11 @@ def calibration_update(
         )
     w = torch.where(confidence == confidence, w, 0.0)  # NaN confidence: no bin
     confidence = torch.nan_to_num(confidence, nan=0.0)
+    # Out of place: an in-place scatter into a fresh tensor would not vectorize with vmap
+    # (BootStrapper runs updates under vmap).
+    columns = torch.stack([w, w * confidence, w * accuracy])
     table = torch.zeros(3, n_bins, dtype=torch.float64, device=confidence.device)
-    table[0].scatter_add_(0, index, w)
-    table[1].scatter_add_(0, index, w * confidence)
-    table[2].scatter_add_(0, index, w * accuracy)
-    return table
+    return table.scatter_add(1, index.expand(3, -1), columns)
 
 
 def calibration_error_compute(table: Tensor, norm: str = "l1") -> Tensor:

@@ -3,9 +3,9 @@
 - A ratio whose denominator is zero is 0 (scikit-learn's default `zero_division="warn"`,
   without the warning).
 - "micro" sums the counts over the kept classes, then takes the ratio.
-- "macro" is the plain mean of the per-class ratios. For multiclass it runs over the classes
-  that occur in the labels or the predictions, as scikit-learn does when it is not given
-  `labels=`; for binary and multilabel over every (kept) class, as scikit-learn does.
+- "macro" is the plain mean of the per-class ratios over every kept class; a class absent from
+  both labels and predictions counts as 0, as in cstorch (scikit-learn with `labels=` set to
+  the kept classes).
 - "weighted" weights each class by its support (label count); when no kept class has support
   it falls back to "macro", as scikit-learn does.
 - "none" returns the per-class ratios of all classes (ignored ones included).
@@ -29,6 +29,7 @@ __all__ = [
     "check_class_list",
     "kept_classes",
     "masked_mean",
+    "mean_or_zero",
     "safe_divide",
 ]
 
@@ -81,6 +82,13 @@ def masked_mean(values: Tensor, mask: Tensor) -> Tensor:
     return torch.where(mask, values, 0.0).sum() / mask.sum()
 
 
+def mean_or_zero(values: Tensor, mask: Tensor) -> Tensor:
+    """Mean of `values` where `mask`; 0 when the mask is empty (cstorch's mean IoU and Dice)."""
+    count = mask.sum()
+    total = torch.where(mask, values, 0.0).sum()
+    return torch.where(count > 0, total / count.clamp(min=1), 0.0)
+
+
 def average_class_scores(
     class_counts: Tensor,
     score: ScoreFn,
@@ -114,7 +122,7 @@ def average_class_scores(
         tp, pred, act = torch.where(kept, class_counts, 0.0).sum(1).unbind(0)
         return score(tp, pred, act)
     per_class = score(true_positives, predicted, actual)
-    included = kept & (predicted + actual > 0) if task == "multiclass" else kept
+    included = kept
     macro = masked_mean(per_class, included)
     if average_type == "macro":
         return macro

@@ -3,7 +3,7 @@
 Per class, Dice = 2 tp / (predicted + actual) (the per-class F1). The mean runs over the
 classes with a non-zero denominator (present in the labels or the predictions) that are not
 ignored, as cstorch's `DiceCoefficientMetric`; it equals scikit-learn's
-`f1_score(average="macro")` over the classes present. NaN when no class qualifies.
+`f1_score(average="macro")` over the classes present. 0 when no class qualifies, as in cstorch.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from torchtally._errors import check_int
 from torchtally.functional.classification._averaging import (
     check_class_list,
     kept_classes,
-    masked_mean,
+    mean_or_zero,
     safe_divide,
 )
 from torchtally.functional.classification._class_counts import class_counts_update
@@ -42,7 +42,7 @@ def dice_coefficient_compute(class_counts: Tensor, ignore_classes: Sequence[int]
     true_positives, predicted, actual = class_counts.unbind(0)
     denominator = predicted + actual
     kept = kept_classes(class_counts.shape[1], ignore_classes, class_counts)
-    return masked_mean(safe_divide(2.0 * true_positives, denominator), kept & (denominator > 0))
+    return mean_or_zero(safe_divide(2.0 * true_positives, denominator), kept & (denominator > 0))
 
 
 def dice_coefficient(

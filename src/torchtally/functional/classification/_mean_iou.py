@@ -3,7 +3,7 @@
 Per class, IoU = tp / (predicted + actual - tp). The mean runs over the classes with a
 non-empty union (present in the labels or the predictions) that are not ignored, as in cstorch
 and TensorFlow's `MeanIoU`; it equals scikit-learn's `jaccard_score(average="macro")` over the
-classes present. NaN when no class qualifies.
+classes present. 0 when no class qualifies, as in cstorch.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from torchtally._errors import check_int
 from torchtally.functional.classification._averaging import (
     check_class_list,
     kept_classes,
-    masked_mean,
+    mean_or_zero,
     safe_divide,
 )
 from torchtally.functional.classification._class_counts import class_counts_update
@@ -42,7 +42,7 @@ def mean_iou_compute(class_counts: Tensor, ignore_classes: Sequence[int] = ()) -
     true_positives, predicted, actual = class_counts.unbind(0)
     union = predicted + actual - true_positives
     kept = kept_classes(class_counts.shape[1], ignore_classes, class_counts)
-    return masked_mean(safe_divide(true_positives, union), kept & (union > 0))
+    return mean_or_zero(safe_divide(true_positives, union), kept & (union > 0))
 
 
 def mean_iou(

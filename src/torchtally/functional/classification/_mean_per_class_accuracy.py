@@ -1,9 +1,8 @@
 """Mean per-class accuracy (balanced accuracy) from the shared per-class counts.
 
-Per class, accuracy = tp / actual (the recall). The mean runs over the classes that occur in
-the labels: a class with no label has no accuracy to average, as in scikit-learn's
-`balanced_accuracy_score`. (TensorFlow's `mean_per_class_accuracy` counts such a class as 0
-instead.) NaN when no class occurs.
+Per class, accuracy = tp / actual (the recall). The mean runs over all classes, a class with no
+label counting as 0, as in cstorch and TensorFlow's `mean_per_class_accuracy` (scikit-learn's
+`balanced_accuracy_score` averages over the classes present instead).
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from __future__ import annotations
 from torch import Tensor
 
 from torchtally._errors import check_int
-from torchtally.functional.classification._averaging import masked_mean, safe_divide
+from torchtally.functional.classification._averaging import safe_divide
 from torchtally.functional.classification._class_counts import class_counts_update
 
 __all__ = ["mean_per_class_accuracy", "mean_per_class_accuracy_compute"]
@@ -28,11 +27,11 @@ def mean_per_class_accuracy_compute(class_counts: Tensor) -> Tensor:
 
     Example:
         >>> counts = class_counts_update(torch.tensor([0, 1, 1]), torch.tensor([0, 1, 0]), 3)
-        >>> mean_per_class_accuracy_compute(counts)
-        tensor(0.7500, dtype=torch.float64)
+        >>> mean_per_class_accuracy_compute(counts)  # class 2 has no label: it counts 0
+        tensor(0.5000, dtype=torch.float64)
     """
     true_positives, _, actual = class_counts.unbind(0)
-    return masked_mean(safe_divide(true_positives, actual), actual > 0)
+    return safe_divide(true_positives, actual).mean()
 
 
 def mean_per_class_accuracy(

@@ -7,8 +7,9 @@ going to the lower class id (as TF's `top_k`). With `hits` = relevant classes in
     precision@k = sum_i w_i * hits_i / sum_i w_i * k
     recall@k    = sum_i w_i * hits_i / sum_i w_i * |labels_i|
 
-Labels are sets, as in TF: a label repeated within a row counts once (cstorch compares every
-label with every top-k id, so a repeated label would count twice). A label outside
+A label repeated within a row counts once for precision@k (each top-k slot is relevant or not:
+cstorch counts the repeat twice, which can push its precision past 1) and once per occurrence
+for recall@k, as cstorch does (the row's labels are a multiset). A label outside
 `[0, num_classes)` is never a hit and still counts in recall's denominator, as in TF; the
 metrics also report such labels as invalid.
 
@@ -65,16 +66,20 @@ def check_top_k_inputs(labels: Tensor, predictions: Tensor, k: int) -> Tensor:
     return labels if labels.dim() == 2 else labels[:, None]
 
 
-def top_k_hits(labels: Tensor, predictions: Tensor, k: int) -> tuple[Tensor, Tensor]:
-    """Per sample: distinct labels ranked in the top k, and distinct labels.
+def top_k_hits(
+    labels: Tensor, predictions: Tensor, k: int, *, repeats: bool = False
+) -> tuple[Tensor, Tensor]:
+    """Per sample: labels ranked in the top k, and labels.
 
     Args:
         labels: `(N,)` or `(N, num_labels)` integer class ids.
         predictions: `(N, num_classes)` scores.
         k: Size of the top.
+        repeats: Count a label repeated in a row at each occurrence (cstorch's recall@k)
+            instead of once.
 
     Returns:
-        `(hits, distinct)`, two `(N,)` int64 tensors.
+        `(hits, count)`, two `(N,)` int64 tensors.
     """
     labels = check_top_k_inputs(labels, predictions, k)
     num_classes = predictions.shape[1]
@@ -90,13 +95,17 @@ def top_k_hits(labels: Tensor, predictions: Tensor, k: int) -> tuple[Tensor, Ten
             torch.logical_and(predictions == score, columns < safe[:, j : j + 1]), dim=1
         )
         ranked.append(above + tied_first < k)
-    in_top = torch.stack(ranked, dim=1)
+    in_top = torch.stack(ranked, dim=1) & in_range
+    if repeats:
+        return torch.count_nonzero(in_top, dim=1), labels.new_full(
+            (labels.shape[0],), labels.shape[1]
+        )
     # A label is counted at its first occurrence in the row only (labels are a set).
     width = labels.shape[1]
     earlier = torch.ones(width, width, dtype=torch.bool, device=labels.device).tril(-1)
     repeated = torch.logical_and(labels[:, :, None] == labels[:, None, :], earlier).any(-1)
     first = repeated.logical_not()
-    hits = torch.count_nonzero(in_top & in_range & first, dim=1)
+    hits = torch.count_nonzero(in_top & first, dim=1)
     return hits, torch.count_nonzero(first, dim=1)
 
 
@@ -115,7 +124,7 @@ def row_weights(weights: Tensor | None, rows: int) -> Tensor | None:
 
 def at_k_update(
     labels: Tensor, predictions: Tensor, k: int, weights: Tensor | None = None
-) -> tuple[Tensor, Tensor, Tensor]:
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """One batch's statistics shared by precision@k and recall@k (0-d float64 each).
 
     Args:
@@ -125,18 +134,20 @@ def at_k_update(
         weights: Optional scalar or `(N,)` per-sample weights.
 
     Returns:
-        `(hits, weight, relevant)`: sums over samples of `w * hits`, `w` and
-        `w * distinct labels`.
+        `(hits, weight, label_hits, relevant)`: sums over samples of `w * distinct hits`,
+        `w`, `w * label occurrences in the top k` and `w * labels`.
     """
-    hits, distinct = top_k_hits(labels, predictions, k)
+    hits, _ = top_k_hits(labels, predictions, k)
+    label_hits, relevant = top_k_hits(labels, predictions, k, repeats=True)
     w = row_weights(weights, hits.shape[0])
-    found, relevant = hits.to(torch.float64), distinct.to(torch.float64)
+    rows = [t.to(torch.float64) for t in (hits, label_hits, relevant)]
     if w is None:
-        weight = found.new_full((), hits.shape[0])
+        weight = rows[0].new_full((), hits.shape[0])
     else:
-        found, relevant = found * w, relevant * w
+        rows = [t * w for t in rows]
         weight = w.expand(hits.shape).sum()
-    return found.sum(), weight, relevant.sum()
+    found, label_found, relevant_sum = (t.sum() for t in rows)
+    return found, weight, label_found, relevant_sum
 
 
 def precision_at_k_compute(hits: Tensor, weight: Tensor, k: int) -> Tensor:
@@ -164,7 +175,7 @@ def precision_at_k(
         >>> precision_at_k(torch.tensor([[1, 3], [2, 2]]), scores, k=2)  # 1 hit / (2 * 2)
         tensor(0.2500, dtype=torch.float64)
     """
-    hits, weight, _ = at_k_update(labels, predictions, k, weights)
+    hits, weight, _, _ = at_k_update(labels, predictions, k, weights)
     return precision_at_k_compute(hits, weight, k)
 
 
@@ -189,8 +200,8 @@ def recall_at_k(
 
     Example:
         >>> scores = torch.tensor([[0.1, 0.5, 0.3, 0.2], [0.4, 0.1, 0.2, 0.3]])
-        >>> recall_at_k(torch.tensor([[1, 3], [2, 2]]), scores, k=2)  # 1 hit / (2 + 1) labels
-        tensor(0.3333, dtype=torch.float64)
+        >>> recall_at_k(torch.tensor([[1, 3], [2, 2]]), scores, k=2)  # 1 hit / (2 + 2) labels
+        tensor(0.2500, dtype=torch.float64)
     """
-    hits, _, relevant = at_k_update(labels, predictions, k, weights)
-    return recall_at_k_compute(hits, relevant)
+    _, _, label_hits, relevant = at_k_update(labels, predictions, k, weights)
+    return recall_at_k_compute(label_hits, relevant)

@@ -37,7 +37,6 @@ class LearningRateMetric(Metric):
             "value",
             torch.full((), -torch.inf, dtype=torch.float64),
             reduction="max",
-            persistent=True,
         )
 
     def update(self, learning_rate: Tensor | float | torch.optim.Optimizer) -> None:

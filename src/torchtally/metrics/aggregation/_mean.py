@@ -29,12 +29,14 @@ class MeanMetric(Metric):
         3.5
     """
 
+    result_dtype = torch.float32  # as cstorch
+
     error_kinds = ("non-finite values", "negative weights")
 
     def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:
         super().__init__(name, check_values=check_values)
-        self.register_state("weighted_sum", torch.zeros((), dtype=torch.float64), persistent=True)
-        self.register_state("weight_total", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("weighted_sum", torch.zeros((), dtype=torch.float64))
+        self.register_state("weight_total", torch.zeros((), dtype=torch.float64))
 
     def update(self, value: Tensor | float, weight: Tensor | float = 1.0) -> None:
         """Add `value` (any shape) with `weight` (broadcast to it)."""
@@ -65,12 +67,18 @@ class PerplexityMetric(Metric):
         1.0
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = ""
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = False
+    result_dtype = torch.float32  # as cstorch
+
     error_kinds = ("non-finite loss", "negative weights")
 
     def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:
         super().__init__(name, check_values=check_values)
-        self.register_state("total_loss", torch.zeros((), dtype=torch.float64), persistent=True)
-        self.register_state("total_tokens", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("total_loss", torch.zeros((), dtype=torch.float64))
+        self.register_state("total_tokens", torch.zeros((), dtype=torch.float64))
 
     def update(self, labels: Tensor, loss: Tensor, weights: Tensor | None = None) -> None:
         """Add one batch.

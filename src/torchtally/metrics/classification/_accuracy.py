@@ -36,6 +36,12 @@ class AccuracyMetric(Metric):
         tensor(0.6667, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+    result_dtype = torch.float32  # as cstorch
+
     error_kinds = ("non-finite predictions", "negative weights")
 
     def __init__(
@@ -43,8 +49,8 @@ class AccuracyMetric(Metric):
     ) -> None:
         super().__init__(name, check_values=check_values)
         self.threshold = float(threshold)
-        self.register_state("correct", torch.zeros((), dtype=torch.float64), persistent=True)
-        self.register_state("total", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("correct", torch.zeros((), dtype=torch.float64))
+        self.register_state("total", torch.zeros((), dtype=torch.float64))
 
     def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
         """Count one batch.

@@ -69,9 +69,7 @@ class ClassCountsMetric(Metric):
         self.multilabel = multilabel
         self.threshold = float(threshold)
         width = class_counts_width(num_classes, multilabel)
-        self.register_state(
-            "class_counts", torch.zeros((3, width), dtype=torch.float64), persistent=True
-        )
+        self.register_state("class_counts", torch.zeros((3, width), dtype=torch.float64))
 
     def shared_statistic(self) -> Hashable:
         """The key of the `class_counts` statistic: equal for metrics whose updates are

@@ -62,7 +62,6 @@ class ConfusionMatrixMetric(Metric):
         self.register_state(
             "confusion_matrix",
             torch.zeros((num_classes, num_classes), dtype=torch.float64),
-            persistent=True,
         )
 
     def shared_statistic(self) -> Hashable:

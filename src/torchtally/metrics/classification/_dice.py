@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import final
 
+import torch
 from torch import Tensor
 
 from torchtally.functional.classification._dice import dice_coefficient_compute
@@ -17,7 +18,7 @@ class DiceCoefficientMetric(PerClassOverlapMetric):
     """Mean over classes of 2 tp / (2 tp + fp + fn), the per-class F1 (e.g. segmentation).
 
     The mean runs over the classes present in the labels or the predictions seen so far (a
-    class with neither has no Dice), leaving out `ignore_classes`, as cstorch does; NaN when
+    class with neither has no Dice), leaving out `ignore_classes`, as cstorch does; 0 when
     no class qualifies. It equals scikit-learn's `f1_score(average="macro")` over the present
     classes.
 
@@ -32,8 +33,14 @@ class DiceCoefficientMetric(PerClassOverlapMetric):
     Example:
         >>> dice = DiceCoefficientMetric(2)
         >>> dice(torch.tensor([[0, 1], [1, 1]]), torch.tensor([[0, 1], [0, 1]]))
-        tensor(0.7333, dtype=torch.float64)
+        tensor(0.7333)
     """
+
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+    result_dtype = torch.float32  # as cstorch
 
     def compute(self) -> Tensor:
         return dice_coefficient_compute(self.class_counts, self.ignore_classes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import final
 
+import torch
 from torch import Tensor
 
 from torchtally.functional.classification._precision_recall import check_beta, fbeta_compute
@@ -66,8 +67,14 @@ class FBetaScoreMetric(_FBeta):
     Example:
         >>> metric = FBetaScoreMetric(3, beta=2.0, average_type="macro", ignore_labels=[0])
         >>> metric(torch.tensor([0, 1, 2, 2]), torch.tensor([0, 2, 2, 2]))
-        tensor(0.4545, dtype=torch.float64)
+        tensor(0.4545)
     """
+
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+    result_dtype = torch.float32  # as cstorch
 
     def __init__(
         self,
@@ -115,6 +122,11 @@ class F1ScoreMetric(_FBeta):
         >>> metric(torch.tensor([1, 0, 1, 1]), torch.tensor([0.9, 0.8, 0.3, 0.7]))
         tensor(0.6667, dtype=torch.float64)
     """
+
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
 
     def __init__(
         self,

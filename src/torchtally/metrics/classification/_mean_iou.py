@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import final
 
+import torch
 from torch import Tensor
 
 from torchtally.functional.classification._mean_iou import mean_iou_compute
@@ -18,7 +19,7 @@ class MeanIOUMetric(PerClassOverlapMetric):
 
     The mean runs over the classes present in the labels or the predictions seen so far (a
     class with an empty union has no IoU), leaving out `ignore_classes`, as cstorch and
-    TensorFlow do; NaN when no class qualifies. It equals scikit-learn's
+    TensorFlow do; 0 when no class qualifies (as cstorch). It equals scikit-learn's
     `jaccard_score(average="macro")` over the present classes.
 
     Args:
@@ -32,8 +33,14 @@ class MeanIOUMetric(PerClassOverlapMetric):
     Example:
         >>> miou = MeanIOUMetric(2)
         >>> miou(torch.tensor([[0, 1], [1, 1]]), torch.tensor([[0, 1], [0, 1]]))
-        tensor(0.5833, dtype=torch.float64)
+        tensor(0.5833)
     """
+
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+    result_dtype = torch.float32  # as cstorch
 
     def compute(self) -> Tensor:
         return mean_iou_compute(self.class_counts, self.ignore_classes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import final
 
+import torch
 from torch import Tensor
 
 from torchtally._errors import check_int
@@ -20,9 +21,10 @@ class MeanPerClassAccuracyMetric(ClassCountsMetric):
     """Mean over classes of the fraction of each class's samples predicted correctly (the
     mean per-class recall).
 
-    The mean runs over the classes that occur in the labels seen so far, as scikit-learn's
-    `balanced_accuracy_score`: a class with no label has no accuracy. (TensorFlow's
-    `mean_per_class_accuracy` averages such a class in as 0.) NaN before any label.
+    The mean runs over all `num_classes` classes, a class with no label counting as 0, as
+    cstorch and TensorFlow's `mean_per_class_accuracy` do (scikit-learn's
+    `balanced_accuracy_score` averages the classes present instead). 0 before any label.
+    `compute` returns float32, as cstorch (the state is float64).
 
     Args:
         num_classes: Number of classes (>= 2).
@@ -34,8 +36,14 @@ class MeanPerClassAccuracyMetric(ClassCountsMetric):
     Example:
         >>> metric = MeanPerClassAccuracyMetric(3)
         >>> metric(torch.tensor([0, 1, 1, 1]), torch.tensor([0, 1, 0, 0]))
-        tensor(0.6667, dtype=torch.float64)
+        tensor(0.4444)
     """
+
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+    result_dtype = torch.float32  # as cstorch
 
     def __init__(
         self,

@@ -46,6 +46,11 @@ class PrecisionMetric(AveragedClassCountsMetric):
         tensor(0.5556, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     def compute(self) -> Tensor:
         return precision_compute(
             self.class_counts, self.average_type, self.task, self.ignore_labels

@@ -46,5 +46,10 @@ class RecallMetric(AveragedClassCountsMetric):
         tensor(0.6667, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     def compute(self) -> Tensor:
         return recall_compute(self.class_counts, self.average_type, self.task, self.ignore_labels)

@@ -41,14 +41,19 @@ class TopKAccuracyMetric(Metric):
         tensor(0.5000, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     error_kinds = ("labels outside [0, num_classes)", "non-finite predictions", "negative weights")
 
     def __init__(self, k: int, name: str | None = None, *, check_values: bool = True) -> None:
         check_int("k", k, 1)
         super().__init__(name, check_values=check_values)
         self.k = k
-        self.register_state("hits", torch.zeros((), dtype=torch.float64), persistent=True)
-        self.register_state("total", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("hits", torch.zeros((), dtype=torch.float64))
+        self.register_state("total", torch.zeros((), dtype=torch.float64))
 
     def shared_statistic(self) -> Hashable:
         """`("top_k_hits", k, check_values)`."""

@@ -32,8 +32,8 @@ class _AtKMetric(Metric):
         check_int("k", k, 1)
         super().__init__(name, check_values=check_values)
         self.k = k
-        for state in ("hits", "weight", "relevant"):
-            self.register_state(state, torch.zeros((), dtype=torch.float64), persistent=True)
+        for state in ("hits", "weight", "label_hits", "relevant"):
+            self.register_state(state, torch.zeros((), dtype=torch.float64))
 
     def shared_statistic(self) -> Hashable:
         """`("at_k", k, check_values)`: precision@k and recall@k share one update."""
@@ -43,13 +43,13 @@ class _AtKMetric(Metric):
         """Count one batch.
 
         Args:
-            labels: `(N,)` or `(N, num_labels)` integer ids of the relevant classes (a set
-                per sample: repeats count once).
+            labels: `(N,)` or `(N, num_labels)` integer ids of the relevant classes (a
+                repeat counts once for precision, at each occurrence for recall, as cstorch).
             predictions: `(N, num_classes)` scores or logits; the top k are the k highest,
                 ties going to the lower class id.
             weights: Optional scalar or `(N,)` per-sample weights; 0 masks a sample.
         """
-        hits, weight, relevant = at_k_update(labels, predictions, self.k, weights)
+        hits, weight, label_hits, relevant = at_k_update(labels, predictions, self.k, weights)
         if self.check_values:
             ids = check_top_k_inputs(labels, predictions, self.k)
             outside = torch.logical_or(ids < 0, ids >= predictions.shape[1])
@@ -58,6 +58,7 @@ class _AtKMetric(Metric):
             )
         self.hits.add_(hits)
         self.weight.add_(weight)
+        self.label_hits.add_(label_hits)
         self.relevant.add_(relevant)
 
     def extra_repr(self) -> str:
@@ -82,6 +83,12 @@ class PrecisionAtKMetric(_AtKMetric):
         tensor(0.5000, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+    result_dtype = float  # as cstorch
+
     def compute(self) -> Tensor:
         return precision_at_k_compute(self.hits, self.weight, self.k)
 
@@ -105,5 +112,11 @@ class RecallAtKMetric(_AtKMetric):
         tensor(0.5000, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+    result_dtype = float  # as cstorch
+
     def compute(self) -> Tensor:
-        return recall_at_k_compute(self.hits, self.relevant)
+        return recall_at_k_compute(self.label_hits, self.relevant)

@@ -18,7 +18,6 @@ from torchtally.functional.ranking._auc import (
     auc_update,
     broadcast_weights,
 )
-from torchtally.functional.ranking._inputs import count_invalid_labels
 from torchtally.metrics._base import Metric
 
 __all__ = ["AUCMetric"]
@@ -39,12 +38,13 @@ class AUCMetric(Metric):
     Args:
         num_thresholds: T, at least 2 (ignored when `thresholds` is given).
         curve: "ROC" or "PR".
+        name: Metric name; defaults to "auc" (third, as in cstorch's signature).
         summation_method: "interpolation", "minoring", "majoring", or TF's
             "careful_interpolation" (the same as "interpolation").
         thresholds: Optional inner thresholds in [0, 1].
-        name: Metric name; defaults to "auc".
-        check_values: Count labels other than 0/1, non-finite predictions, predictions
-            outside [0, 1] and negative weights, and raise them at compute.
+        check_values: Count negative labels (any label > 0 is positive, as in cstorch),
+            non-finite predictions, predictions outside [0, 1] and negative weights, and raise
+            them at compute.
 
     Example:
         >>> metric = AUCMetric(num_thresholds=3)
@@ -52,8 +52,14 @@ class AUCMetric(Metric):
         tensor(0.5000, dtype=torch.float64)
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+    result_dtype = float  # as cstorch
+
     error_kinds = (
-        "labels not 0 or 1",
+        "negative labels",
         "non-finite predictions",
         "predictions outside [0, 1]",
         "negative weights",
@@ -63,9 +69,9 @@ class AUCMetric(Metric):
         self,
         num_thresholds: int = 200,
         curve: str = "ROC",
+        name: str | None = None,
         summation_method: str = "interpolation",
         thresholds: Sequence[float] | None = None,
-        name: str | None = None,
         *,
         check_values: bool = True,
     ) -> None:
@@ -79,9 +85,9 @@ class AUCMetric(Metric):
         self._threshold_values = tuple(grid.tolist())
         # A constant, identical on every rank, so the "max" reduction leaves it unchanged; a
         # registered state is restored by `reset` after `to_empty` and moves with `.to()`.
-        self.register_state("thresholds", grid, persistent=True, reduction="max")
+        self.register_state("thresholds", grid, reduction="max")
         histogram = torch.zeros(2, self.num_thresholds + 1, dtype=torch.float64)
-        self.register_state("histogram", histogram, persistent=True)
+        self.register_state("histogram", histogram)
 
     def shared_statistic(self) -> Hashable:
         """Equal for AUC metrics with the same thresholds (ROC and PR can share an update)."""
@@ -99,7 +105,7 @@ class AUCMetric(Metric):
         if self.check_values:
             outside = torch.count_nonzero(torch.logical_or(predictions < 0, predictions > 1))
             self._record_errors(
-                count_invalid_labels(labels, None),
+                torch.count_nonzero(labels < 0),
                 count_nonfinite(predictions),
                 outside,
                 count_negative(broadcast_weights(weights, labels)),

@@ -81,6 +81,11 @@ class AUROCMetric(Metric):
         (tensor(0.7500, dtype=torch.float64), tensor(0.2500, dtype=torch.float64))
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = "%"
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     error_kinds = ("invalid labels", "non-finite predictions", "predictions outside score_range")
 
     def __init__(
@@ -116,7 +121,7 @@ class AUROCMetric(Metric):
         if num_bins is not None:
             self.capacity = None
             histogram = torch.zeros(classes, 2, num_bins, dtype=torch.float64)
-            self.register_state("histogram", histogram, persistent=True)
+            self.register_state("histogram", histogram)
             return
         self.capacity = DEFAULT_CAPACITY if capacity is None else capacity
         shape = (self.capacity,) if num_classes is None else (self.capacity, num_classes)
@@ -126,8 +131,8 @@ class AUROCMetric(Metric):
         key_dtype = KEY_DTYPES[dtype]
         bits = torch.full(shape, torch.iinfo(key_dtype).max, dtype=key_dtype)
         codes = torch.zeros(self.capacity, dtype=code_dtype(num_classes))
-        self.register_state("score_bits", bits, persistent=True, reduction="cat")
-        self.register_state("codes", codes, persistent=True, reduction="cat")
+        self.register_state("score_bits", bits, reduction="cat")
+        self.register_state("codes", codes, reduction="cat")
 
     def shared_statistic(self) -> Hashable:
         """Equal for AUROC metrics with identical updates (e.g. "macro" and "none")."""

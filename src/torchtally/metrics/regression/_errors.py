@@ -27,8 +27,8 @@ class _MeanErrorMetric(Metric):
 
     def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:
         super().__init__(name, check_values=check_values)
-        self.register_state("error_sum", torch.zeros((), dtype=torch.float64), persistent=True)
-        self.register_state("count", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("error_sum", torch.zeros((), dtype=torch.float64))
+        self.register_state("count", torch.zeros((), dtype=torch.float64))
 
     @staticmethod
     @abstractmethod
@@ -55,6 +55,11 @@ class MSEMetric(_MeanErrorMetric):
         0.5
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = ""
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = False
+
     _batch_stats = staticmethod(squared_error_update)
 
 
@@ -66,6 +71,11 @@ class MAEMetric(_MeanErrorMetric):
         >>> float(MAEMetric()(torch.tensor([0.0, 2.0]), torch.tensor([1.0, 2.0])))
         0.5
     """
+
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = ""
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = False
 
     _batch_stats = staticmethod(absolute_error_update)
 
@@ -81,6 +91,11 @@ class SMAPEMetric(_MeanErrorMetric):
         >>> float(SMAPEMetric()(torch.tensor([1.0, 0.0]), torch.tensor([3.0, 0.0])))
         50.0
     """
+
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = ""
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = False
 
     scale = 200.0
     _batch_stats = staticmethod(smape_update)

@@ -33,6 +33,11 @@ class R2ScoreMetric(Metric):
         0.5
     """
 
+    #: Display unit of its values (fractions shown ×100 for "%").
+    unit = ""
+    #: Whether a larger value is better (early stopping, best checkpoints).
+    higher_is_better = True
+
     error_kinds = ("non-finite labels", "non-finite predictions")
 
     def __init__(
@@ -49,10 +54,8 @@ class R2ScoreMetric(Metric):
         self.num_outputs = num_outputs
         self.multioutput = multioutput
         for state in ("sum_y", "sum_y2", "sum_squared_error"):
-            self.register_state(
-                state, torch.zeros(num_outputs, dtype=torch.float64), persistent=True
-            )
-        self.register_state("count", torch.zeros((), dtype=torch.float64), persistent=True)
+            self.register_state(state, torch.zeros(num_outputs, dtype=torch.float64))
+        self.register_state("count", torch.zeros((), dtype=torch.float64))
 
     def update(self, labels: Tensor, predictions: Tensor) -> None:
         """Add one batch of targets and predictions (same shape)."""

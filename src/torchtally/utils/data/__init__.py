@@ -10,21 +10,32 @@ Example:
     ...     loss = training_step(batch)
 """
 
+from torchtally.runtime._surface import from_numpy, to_numpy
 from torchtally.utils.data._dataloader import DataLoader
-from torchtally.utils.data._executor import DataExecutor
-from torchtally.utils.data._profiler import ACTIVITIES, Profiler
+from torchtally.utils.data._executor import DataExecutor, current_executor
+from torchtally.utils.data._profiler import ACTIVITIES, Profiler, RateTracker
+from torchtally.utils.data._sampler import DistributedSampler, pad_index
 from torchtally.utils.data._sharding import (
     ShardedIterableDataset,
     get_rank_and_world_size,
     shard_dataset,
 )
+from torchtally.utils.data._steps import SyntheticDataset, compute_num_steps
 
 __all__ = [
     "ACTIVITIES",
     "DataExecutor",
     "DataLoader",
+    "DistributedSampler",
     "Profiler",
+    "RateTracker",
     "ShardedIterableDataset",
+    "SyntheticDataset",
+    "compute_num_steps",
+    "current_executor",
+    "from_numpy",
     "get_rank_and_world_size",
+    "pad_index",
     "shard_dataset",
+    "to_numpy",
 ]

@@ -13,6 +13,8 @@ from typing import Any, final
 
 __all__ = ["DataLoader"]
 
+_RESTARTABLE = ("state_dict", "load_state_dict", "aggregate_state_dict", "deaggregate_state_dict")
+
 
 @final
 class DataLoader:
@@ -62,6 +64,16 @@ class DataLoader:
         """The built loader's `batch_size`, if it has one."""
         size = getattr(self.dataloader, "batch_size", None)
         return size if isinstance(size, int) else None
+
+    @property
+    def is_restartable(self) -> bool:
+        """Whether the built loader implements cstorch's `RestartableDataLoader` protocol.
+
+        That is: it has `state_dict`, `load_state_dict`, `aggregate_state_dict` and
+        `deaggregate_state_dict` methods, so its position can be checkpointed.
+        """
+        loader = self.dataloader
+        return all(callable(getattr(loader, name, None)) for name in _RESTARTABLE)
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.dataloader)

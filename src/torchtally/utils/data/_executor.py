@@ -9,16 +9,43 @@ of the steps that ran.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, final
 
 import torch
 
 from torchtally._errors import check_int
+from torchtally.runtime._backend import current_backend
 from torchtally.runtime._run_context import RunContext, is_checkpoint_step
 from torchtally.utils.data._profiler import Profiler
 
-__all__ = ["DataExecutor"]
+__all__ = ["DataExecutor", "current_executor"]
+
+_current: DataExecutor | None = None
+
+
+def current_executor() -> DataExecutor:
+    """The `DataExecutor` created or iterated last, as `cstorch.current_executor()`.
+
+    Returns:
+        The executor.
+
+    Raises:
+        RuntimeError: No executor exists yet.
+
+    Example:
+        >>> executor = DataExecutor(dataloader, num_steps=10)
+        >>> current_executor() is executor
+        True
+    """
+    if _current is None:
+        raise RuntimeError(
+            "No DataExecutor exists yet: create one with "
+            "`torchtally.utils.data.DataExecutor(dataloader, num_steps=...)`."
+        )
+    return _current
 
 
 @final
@@ -33,6 +60,11 @@ class DataExecutor:
         cs_config: A `CSConfig`; accepted for cstorch compatibility and ignored.
         writer: A `torch.utils.tensorboard.SummaryWriter` for `summarize_scalar`.
         profiler_activities: Which of "rate", "global_rate" to track. Default: both.
+        activation_steps: How often (in steps) a Cerebras system sends activations back to
+            the host; step closures see tensors on every step here, so this only sets
+            `is_activation_step`, reduced to divide the checkpoint steps as cstorch does.
+        listeners: cstorch's experimental tensor listeners (a sequence). They observe tensors
+            inside the Cerebras appliance, so on CPU/GPU they are stored and never called.
         clock: The profiler's clock (seconds). Default: `time.perf_counter`.
 
     Example:
@@ -53,8 +85,11 @@ class DataExecutor:
         writer: Any = None,
         profiler_activities: Sequence[str] | None = None,
         *,
+        activation_steps: int | None = None,
+        listeners: Sequence[Any] | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
+        global _current
         if not isinstance(dataloader, Iterable):
             raise TypeError(
                 "Argument `dataloader` must be an iterable of batches (a DataLoader). "
@@ -62,18 +97,61 @@ class DataExecutor:
             )
         check_int("num_steps", num_steps, 1, allow_none=True)
         check_int("checkpoint_steps", checkpoint_steps, 1, allow_none=True)
+        check_int("activation_steps", activation_steps, 1, allow_none=True)
+        if listeners is not None and (
+            isinstance(listeners, (str, bytes)) or not isinstance(listeners, Sequence)
+        ):
+            raise TypeError(
+                "Argument `listeners` must be a sequence of tensor listeners or None. "
+                f"Received: listeners={listeners!r}"
+            )
         self.dataloader = dataloader
         self.num_steps = num_steps if num_steps is not None else _length(dataloader)
         self.checkpoint_steps = checkpoint_steps
         self.cs_config = cs_config
         self.writer = writer
         self.profiler = Profiler(profiler_activities, clock)
+        self.activation_steps = _activation_steps(
+            activation_steps, checkpoint_steps, self.num_steps
+        )
+        self.listeners = list(listeners or ())
+        self._artifact_dir: Path | None = None
         self._step = -1
+        _current = self
 
     @property
     def current_step(self) -> int:
         """The 0-based index of the step in progress (of the last step, after the loop)."""
         return self._step
+
+    @property
+    def artifact_dir(self) -> Path:
+        """This run's directory, `<backend artifact_dir>/executors/<000001...>` as in cstorch.
+
+        Numbered per backend when iteration starts, and created on first access.
+
+        Raises:
+            RuntimeError: The executor has not been iterated yet.
+        """
+        if self._artifact_dir is None:
+            raise RuntimeError("DataExecutor must be iterated before having an artifact directory.")
+        self._artifact_dir.mkdir(parents=True, exist_ok=True)
+        return self._artifact_dir
+
+    @property
+    def iteration(self) -> int:
+        """The 0-based index of the step in progress, as cstorch's `executor.iteration`."""
+        return self._step
+
+    @property
+    def user_iteration(self) -> int:
+        """The 1-based index of the step in progress."""
+        return self._step + 1
+
+    @property
+    def is_activation_step(self) -> bool:
+        """Whether the step in progress is one whose activations cstorch would fetch."""
+        return (self._step + 1) % self.activation_steps == 0 or self.on_final_iteration
 
     @property
     def on_final_iteration(self) -> bool:
@@ -96,6 +174,9 @@ class DataExecutor:
         return self.num_steps
 
     def __iter__(self) -> Iterator[Any]:
+        global _current
+        _current = self
+        self._artifact_dir = _next_artifact_dir()
         run = RunContext(self.num_steps, self.checkpoint_steps, self.writer)
         self._step = -1
         self.profiler.start()
@@ -130,6 +211,23 @@ class DataExecutor:
         run.finish()
         if self.writer is not None and hasattr(self.writer, "flush"):
             self.writer.flush()
+
+
+def _next_artifact_dir() -> Path:
+    owner = current_backend()
+    if owner is None:
+        return Path("torchtally_logs") / "executors" / "000001"
+    owner.executor_counter += 1
+    return Path(owner.artifact_dir) / "executors" / f"{owner.executor_counter:06d}"
+
+
+def _activation_steps(requested: int | None, checkpoint_steps: int | None, num_steps: int) -> int:
+    """cstorch's rule: at most `num_steps`, then the gcd with every checkpoint step number."""
+    steps = min(requested or 1, num_steps)
+    if checkpoint_steps:
+        marks = list(range(min(checkpoint_steps, num_steps), num_steps + 1, checkpoint_steps))
+        steps = math.gcd(steps, *marks, num_steps)
+    return steps
 
 
 def _length(dataloader: Iterable[Any]) -> int:

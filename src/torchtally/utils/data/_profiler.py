@@ -13,9 +13,47 @@ from typing import final
 
 from torchtally._errors import check_choice
 
-__all__ = ["ACTIVITIES", "Profiler"]
+__all__ = ["ACTIVITIES", "Profiler", "RateTracker"]
 
 ACTIVITIES = ("rate", "global_rate")
+
+
+@final
+class RateTracker:
+    """One measurement of a run's throughput, with cstorch's `RateTrackerActivity` fields.
+
+    Attributes:
+        total_samples: Samples processed since the run started.
+        total_time: Seconds since the run started.
+        rate: Smoothed samples per second (None when the profiler does not track "rate").
+        global_rate: Samples per second since the start (None when not tracked).
+        samples_per_sec: The same as `global_rate`.
+        flops_utilization: Always None: only a Cerebras system reports it.
+    """
+
+    def __init__(
+        self, total_samples: int, total_time: float, rate: float | None, global_rate: float | None
+    ) -> None:
+        self.total_samples = total_samples
+        self.total_time = total_time
+        self.rate = rate
+        self.global_rate = global_rate
+        self.samples_per_sec = global_rate
+        self.flops_utilization = None
+
+    def __call__(self) -> dict[str, float | int | None]:
+        """The measurement as a dict, as calling a cstorch activity returns it."""
+        return {
+            "total_samples": self.total_samples,
+            "total_time": self.total_time,
+            "rate": self.rate,
+            "global_rate": self.global_rate,
+            "samples_per_sec": self.samples_per_sec,
+            "flops_utilization": self.flops_utilization,
+        }
+
+    def __repr__(self) -> str:
+        return f"RateTracker({self()})"
 
 
 @final
@@ -111,6 +149,27 @@ class Profiler:
             return 0.0
         elapsed = self._clock() - self._start
         return self._total / elapsed if elapsed > 0 else 0.0
+
+    def total_time(self) -> float:
+        """Seconds since the run started (0.0 before it started)."""
+        return 0.0 if self._start is None else self._clock() - self._start
+
+    @property
+    def rate_tracker(self) -> RateTracker:
+        """A snapshot of the profile, as cstorch's `executor.profiler.rate_tracker` activity.
+
+        Each access measures anew (and, like cstorch's, advances the smoothed `rate`).
+
+        Example:
+            >>> tracker = executor.profiler.rate_tracker
+            >>> tracker.total_samples, tracker.global_rate
+        """
+        return RateTracker(
+            total_samples=self._total,
+            total_time=self.total_time(),
+            rate=self.rate() if "rate" in self.activities else None,
+            global_rate=self.global_rate() if "global_rate" in self.activities else None,
+        )
 
     def _require(self, activity: str) -> None:
         if activity not in self.activities:

@@ -316,7 +316,7 @@ def stat_scores_table(confmat: Tensor, task: str, average: str | None) -> Tensor
 def confmat_normalize(confmat: Tensor, normalize: str | None) -> Tensor:
     """Normalize over targets (`true`), predictions (`pred`) or everything (`all`); 0/0 is 0."""
     if normalize is None or normalize == "none":
-        return confmat
+        return confmat.clone()  # never hand out the state itself: it changes on update
     confmat = confmat.float()
     dims = {"true": (-1,), "pred": (-2,), "all": (-2, -1)}[normalize]
     scaled = confmat / confmat.sum(dim=dims, keepdim=True)

@@ -1,0 +1,396 @@
+"""TorchMetrics 1.9's regression metrics on torchtally: sums in float64, one summed sync.
+
+Every metric here is a function of a few running sums (of errors, squares, products and counts),
+kept as preallocated float64 states. TorchMetrics' list states (CosineSimilarity,
+`reduction="none"`) and its Welford merge (PearsonCorrCoef) become plain sums, so the state
+syncs with one collective and never grows. Values are returned in the default float dtype, as
+TorchMetrics' float32 states do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from torchtally._errors import tracing
+from torchtally.compat.torchmetrics._base import Metric
+
+__all__ = [
+    "CosineSimilarity",
+    "ExplainedVariance",
+    "KLDivergence",
+    "MeanAbsoluteError",
+    "MeanAbsolutePercentageError",
+    "MeanSquaredError",
+    "PearsonCorrCoef",
+    "R2Score",
+    "SymmetricMeanAbsolutePercentageError",
+]
+
+_EPS = 1.17e-06  # TorchMetrics' floor on percentage-error denominators
+
+
+def _check_pair(preds: Any, target: Any) -> None:
+    if not isinstance(preds, Tensor) or not isinstance(target, Tensor):
+        raise TypeError(
+            "Arguments `preds` and `target` must be tensors (order: update(preds, target)). "
+            f"Received: preds={type(preds).__name__}, target={type(target).__name__}"
+        )
+    if preds.shape != target.shape:
+        raise ValueError(
+            "Arguments `preds` and `target` must have the same shape. "
+            f"Received: preds {tuple(preds.shape)}, target {tuple(target.shape)}"
+        )
+
+
+def _check_outputs(argument: str, value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(
+            f"Argument `{argument}` must be an integer >= 1. Received: {argument}={value!r}"
+        )
+    return value
+
+
+def _columns(
+    preds: Tensor, target: Tensor, num_outputs: int, per_column: bool = False
+) -> tuple[Tensor, Tensor]:
+    """Float64 `(N, num_outputs)` views of the inputs (a single output is flattened, unless
+    `per_column`: then TorchMetrics reads a 2-D input as several outputs, so it must be declared)."""
+    _check_pair(preds, target)
+    if per_column and num_outputs == 1 and preds.dim() == 2 and preds.shape[1] != 1:
+        raise ValueError(
+            f"Argument `num_outputs` must be {preds.shape[1]} for inputs of shape "
+            f"{tuple(preds.shape)} (one output per column; the state is preallocated). "
+            "Received: num_outputs=1"
+        )
+    if num_outputs == 1:
+        return preds.reshape(-1, 1).double(), target.reshape(-1, 1).double()
+    if preds.dim() != 2 or preds.shape[1] != num_outputs:
+        raise ValueError(
+            f"Argument `preds` must have shape (N, {num_outputs}) for num_outputs={num_outputs}. "
+            f"Received: preds of shape {tuple(preds.shape)}"
+        )
+    return preds.double(), target.double()
+
+
+def _count(like: Tensor, count: int) -> Tensor:
+    return torch.full((), float(count), dtype=torch.float64, device=like.device)
+
+
+def _out(value: Tensor, num_outputs: int = 1) -> Tensor:
+    value = value.to(torch.get_default_dtype())
+    return value.reshape(()) if num_outputs == 1 and value.numel() == 1 else value
+
+
+class _SumsMetric(Metric):
+    """A metric whose states are float64 running sums registered from `_shapes`."""
+
+    is_differentiable = True
+
+    def _register_sums(self, shapes: Mapping[str, tuple[int, ...]]) -> None:
+        for name, shape in shapes.items():
+            self.register_state(name, torch.zeros(shape, dtype=torch.float64), True, "sum")
+
+
+class MeanSquaredError(_SumsMetric):
+    """TorchMetrics' `MeanSquaredError` (`squared=False` gives the RMSE)."""
+
+    higher_is_better = False
+
+    def __init__(self, squared: bool = True, num_outputs: int = 1, **kwargs: Any) -> None:
+        if not isinstance(squared, bool):
+            raise ValueError(f"Argument `squared` must be a bool. Received: squared={squared!r}")
+        super().__init__(**kwargs)
+        self.squared, self.num_outputs = squared, _check_outputs("num_outputs", num_outputs)
+        self._register_sums({"sum_squared_error": (num_outputs,), "total": ()})
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        p, t = _columns(preds, target, self.num_outputs)
+        return {"sum_squared_error": ((p - t) ** 2).sum(0), "total": _count(p, p.shape[0])}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        mse = state["sum_squared_error"] / state["total"]
+        return _out(mse if self.squared else mse.sqrt(), self.num_outputs)
+
+
+class MeanAbsoluteError(_SumsMetric):
+    """TorchMetrics' `MeanAbsoluteError`."""
+
+    higher_is_better = False
+
+    def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.num_outputs = _check_outputs("num_outputs", num_outputs)
+        self._register_sums({"sum_abs_error": (num_outputs,), "total": ()})
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        p, t = _columns(preds, target, self.num_outputs)
+        return {"sum_abs_error": (p - t).abs().sum(0), "total": _count(p, p.shape[0])}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return _out(state["sum_abs_error"] / state["total"], self.num_outputs)
+
+
+class MeanAbsolutePercentageError(_SumsMetric):
+    """TorchMetrics' `MeanAbsolutePercentageError`: |p - t| / max(|t|, 1.17e-6), averaged."""
+
+    higher_is_better = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._register_sums({"sum_abs_per_error": (), "total": ()})
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        _check_pair(preds, target)
+        p, t = preds.double(), target.double()
+        error = (p - t).abs() / t.abs().clamp(min=_EPS)
+        return {"sum_abs_per_error": error.sum(), "total": _count(t, t.numel())}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return _out(state["sum_abs_per_error"] / state["total"])
+
+
+class SymmetricMeanAbsolutePercentageError(_SumsMetric):
+    """TorchMetrics' `SymmetricMeanAbsolutePercentageError`: 2|p - t| / max(|t| + |p|, 1.17e-6)."""
+
+    higher_is_better = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._register_sums({"sum_abs_per_error": (), "total": ()})
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        _check_pair(preds, target)
+        p, t = preds.double(), target.double()
+        error = 2 * (p - t).abs() / (t.abs() + p.abs()).clamp(min=_EPS)
+        return {"sum_abs_per_error": error.sum(), "total": _count(t, t.numel())}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return _out(state["sum_abs_per_error"] / state["total"])
+
+
+_MULTIOUTPUT = ("raw_values", "uniform_average", "variance_weighted")
+
+
+def _check_multioutput(multioutput: Any) -> str:
+    if multioutput not in _MULTIOUTPUT:
+        raise ValueError(
+            f"Argument `multioutput` must be one of {_MULTIOUTPUT}. Received: multioutput={multioutput!r}"
+        )
+    return str(multioutput)
+
+
+class R2Score(_SumsMetric):
+    """TorchMetrics' `R2Score` (`adjusted`, `multioutput`).
+
+    Unlike TorchMetrics, the number of outputs is fixed at construction (`num_outputs`, default
+    1) because the state is preallocated: 2-D inputs `(N, num_outputs)` need it set.
+    """
+
+    higher_is_better = True
+
+    def __init__(
+        self,
+        adjusted: int = 0,
+        multioutput: str = "uniform_average",
+        num_outputs: int = 1,
+        **kwargs: Any,
+    ) -> None:
+        if not isinstance(adjusted, int) or adjusted < 0:
+            raise ValueError(
+                f"Argument `adjusted` must be an integer >= 0. Received: adjusted={adjusted!r}"
+            )
+        super().__init__(**kwargs)
+        self.adjusted, self.multioutput = adjusted, _check_multioutput(multioutput)
+        self.num_outputs = _check_outputs("num_outputs", num_outputs)
+        width = (num_outputs,)
+        self._register_sums({"sum_squared_obs": width, "sum_obs": width, "rss": width, "total": ()})
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        if preds.dim() > 2:
+            raise ValueError(
+                f"Argument `preds` must be 1-D or 2-D. Received: preds of shape {tuple(preds.shape)}"
+            )
+        p, t = _columns(preds, target, self.num_outputs, per_column=True)
+        return {
+            "sum_squared_obs": (t * t).sum(0),
+            "sum_obs": t.sum(0),
+            "rss": ((t - p) ** 2).sum(0),
+            "total": _count(t, t.shape[0]),
+        }
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        n = state["total"]
+        if not tracing(n) and float(n) < 2:
+            raise ValueError(f"R2Score needs at least two samples. Received: {int(n)}")
+        rss = state["rss"]
+        tss = state["sum_squared_obs"] - state["sum_obs"] * state["sum_obs"] / n
+        # TorchMetrics' handling of near-constant targets and perfect fits (atol 1e-4).
+        has_rss, has_tss = rss.abs() > 1e-4, tss.abs() > 1e-4
+        raw = torch.where(has_rss & has_tss, 1 - rss / torch.where(has_tss, tss, 1.0), 1.0)
+        raw = torch.where(has_rss & ~has_tss, 0.0, raw)
+        if self.multioutput == "raw_values":
+            r2 = raw
+        elif self.multioutput == "uniform_average":
+            r2 = raw.mean()
+        else:
+            r2 = (tss / tss.sum() * raw).sum()
+        if self.adjusted:
+            # TorchMetrics falls back to plain r2 when n - 1 <= adjusted.
+            adjusted = 1 - (1 - r2) * (n - 1) / (n - self.adjusted - 1)
+            r2 = torch.where(n - 1 > self.adjusted, adjusted, r2)
+        return _out(r2, self.num_outputs if self.multioutput == "raw_values" else 1)
+
+
+class ExplainedVariance(_SumsMetric):
+    """TorchMetrics' `ExplainedVariance`; `num_outputs` fixes the width of 2-D inputs."""
+
+    higher_is_better = True
+
+    def __init__(
+        self, multioutput: str = "uniform_average", num_outputs: int = 1, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.multioutput = _check_multioutput(multioutput)
+        self.num_outputs = _check_outputs("num_outputs", num_outputs)
+        width = (num_outputs,)
+        self._register_sums(
+            {
+                "sum_error": width,
+                "sum_squared_error": width,
+                "sum_target": width,
+                "sum_squared_target": width,
+                "num_obs": (),
+            }
+        )
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        p, t = _columns(preds, target, self.num_outputs, per_column=True)
+        diff = t - p
+        return {
+            "sum_error": diff.sum(0),
+            "sum_squared_error": (diff * diff).sum(0),
+            "sum_target": t.sum(0),
+            "sum_squared_target": (t * t).sum(0),
+            "num_obs": _count(t, t.shape[0]),
+        }
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        n = state["num_obs"]
+        diff_avg = state["sum_error"] / n
+        numerator = state["sum_squared_error"] / n - diff_avg * diff_avg
+        target_avg = state["sum_target"] / n
+        denominator = state["sum_squared_target"] / n - target_avg * target_avg
+        has_num, has_den = numerator != 0, denominator != 0
+        scores = torch.where(
+            has_num & has_den, 1 - numerator / torch.where(has_den, denominator, 1.0), 1.0
+        )
+        scores = torch.where(has_num & ~has_den, 0.0, scores)
+        if self.multioutput == "raw_values":
+            return _out(scores, self.num_outputs)
+        if self.multioutput == "uniform_average":
+            return _out(scores.mean())
+        return _out((denominator / denominator.sum() * scores).sum())
+
+
+class PearsonCorrCoef(_SumsMetric):
+    """TorchMetrics' `PearsonCorrCoef` from float64 moment sums (NaN for a constant input)."""
+
+    higher_is_better = True
+
+    def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.num_outputs = _check_outputs("num_outputs", num_outputs)
+        width = (num_outputs,)
+        self._register_sums(
+            {"sx": width, "sy": width, "sxx": width, "syy": width, "sxy": width, "n": ()}
+        )
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        p, t = _columns(preds, target, self.num_outputs, per_column=True)
+        return {
+            "sx": p.sum(0),
+            "sy": t.sum(0),
+            "sxx": (p * p).sum(0),
+            "syy": (t * t).sum(0),
+            "sxy": (p * t).sum(0),
+            "n": _count(p, p.shape[0]),
+        }
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        n = state["n"]
+        cov = state["sxy"] - state["sx"] * state["sy"] / n
+        var_x = state["sxx"] - state["sx"] ** 2 / n
+        var_y = state["syy"] - state["sy"] ** 2 / n
+        corr = (cov / (var_x * var_y).sqrt()).clamp(-1.0, 1.0)
+        return _out(corr, self.num_outputs)
+
+
+_REDUCTIONS = ("mean", "sum")
+
+
+def _check_reduction(reduction: Any) -> str:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(
+            f"Argument `reduction` must be one of {_REDUCTIONS} (per-sample values, 'none', would "
+            f"need an unbounded state). Received: reduction={reduction!r}"
+        )
+    return str(reduction)
+
+
+def _check_2d(preds: Tensor, target: Tensor) -> None:
+    _check_pair(preds, target)
+    if preds.dim() != 2:
+        raise ValueError(f"Arguments must be 2-D (N, D). Received: shape {tuple(preds.shape)}")
+
+
+class CosineSimilarity(_SumsMetric):
+    """TorchMetrics' `CosineSimilarity` over rows of `(N, D)` inputs, summed or averaged."""
+
+    higher_is_better = True
+
+    def __init__(self, reduction: str = "sum", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.reduction = _check_reduction(reduction)
+        self._register_sums({"similarity": (), "total": ()})
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        _check_2d(preds, target)
+        p, t = preds.float(), target.float()  # TorchMetrics computes in float32
+        similarity = (p * t).sum(-1) / (p.norm(dim=-1) * t.norm(dim=-1))
+        return {"similarity": similarity.double().sum(), "total": _count(p, p.shape[0])}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        total = state["similarity"]
+        return _out(total if self.reduction == "sum" else total / state["total"])
+
+
+class KLDivergence(_SumsMetric):
+    """TorchMetrics' `KLDivergence(p || q)` over rows of `(N, D)`; probabilities are normalized
+    per row, `log_prob=True` takes log-probabilities."""
+
+    higher_is_better = False
+
+    def __init__(self, log_prob: bool = False, reduction: str = "mean", **kwargs: Any) -> None:
+        if not isinstance(log_prob, bool):
+            raise ValueError(f"Argument `log_prob` must be a bool. Received: log_prob={log_prob!r}")
+        super().__init__(**kwargs)
+        self.log_prob, self.reduction = log_prob, _check_reduction(reduction)
+        self._register_sums({"measures": (), "total": ()})
+
+    def _batch(self, p: Tensor, q: Tensor) -> dict[str, Tensor]:
+        _check_2d(p, q)
+        if self.log_prob:
+            measures = (p.exp() * (p - q)).sum(-1)
+        else:
+            p = p / p.sum(-1, keepdim=True)
+            q = q / q.sum(-1, keepdim=True)
+            measures = torch.where(p == 0, 0.0, p * (p / q).log()).sum(-1)
+        return {"measures": measures.double().sum(), "total": _count(p, p.shape[0])}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        total = state["measures"]
+        return _out(total if self.reduction == "sum" else total / state["total"])

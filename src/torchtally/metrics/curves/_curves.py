@@ -1,0 +1,323 @@
+"""Average precision, precision-recall curve and ROC curve: exact (preallocated buffer) or
+binned (constant memory); binary, multiclass (one-vs-rest) and multilabel.
+
+The three share one state layout (and one update in a `MetricCollection`); only `compute`
+differs. See `torchtally.functional.curves` for the definitions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any, final
+
+import torch
+from torch import Tensor
+
+from torchtally._errors import MetricValueError, check_choice, check_int, tracing
+from torchtally.functional._checks import count_negative, count_nonfinite
+from torchtally.functional.curves._curves import (
+    AVERAGES,
+    TASKS,
+    binned_average_precision,
+    binned_curve_update,
+    binned_pr_curve,
+    binned_roc,
+    curve_inputs,
+    curve_thresholds,
+    exact_average_precision,
+    exact_pr_curve,
+    exact_roc,
+)
+from torchtally.metrics._base import Metric
+
+__all__ = ["AveragePrecisionMetric", "PrecisionRecallCurveMetric", "ROCMetric"]
+
+#: Samples the exact mode stores by default.
+DEFAULT_CAPACITY = 1 << 16
+
+
+class _CurveMetric(Metric):
+    """Shared state and update of the curve family."""
+
+    error_kinds = (
+        "non-finite predictions",
+        "invalid targets",
+        "predictions outside [0, 1] (binned mode)",
+        "negative weights",
+    )
+    _averages: tuple[str, ...] = AVERAGES
+
+    def __init__(
+        self,
+        task: str = "binary",
+        num_classes: int | None = None,
+        thresholds: int | Sequence[float] | Tensor | None = None,
+        capacity: int | None = None,
+        average: str = "macro",
+        name: str | None = None,
+        *,
+        check_values: bool = True,
+    ) -> None:
+        check_choice("task", task, TASKS)
+        if task == "binary":
+            if num_classes is not None:
+                raise ValueError(
+                    "Argument `num_classes` must be None for task='binary'. "
+                    f"Received: num_classes={num_classes!r}"
+                )
+        else:
+            check_int("num_classes", num_classes, 2)
+        check_choice("average", average, self._averages)
+        if thresholds is not None and capacity is not None:
+            raise ValueError(
+                "Arguments `thresholds` (binned mode) and `capacity` (exact mode) exclude each "
+                f"other. Received: thresholds={thresholds!r}, capacity={capacity!r}"
+            )
+        check_int("capacity", capacity, 1, allow_none=True)
+        grid = None if thresholds is None else curve_thresholds(thresholds)
+        super().__init__(name, check_values=check_values)
+        self.task = task
+        self.num_classes = num_classes
+        self.average = average
+        classes = 1 if num_classes is None else num_classes
+        self.binned = grid is not None
+        if grid is not None:
+            self.capacity = None
+            self._grid = tuple(grid.tolist())
+            # A constant, the same on every rank: the "max" reduction leaves it unchanged.
+            self.register_state("thresholds", grid, persistent=True, reduction="max")
+            hist = torch.zeros(classes, 2, grid.shape[0] + 1, dtype=torch.float64)
+            self.register_state("histogram", hist, persistent=True)
+        else:
+            self.capacity = DEFAULT_CAPACITY if capacity is None else capacity
+            self._grid = ()
+            f64 = torch.float64
+            cap = self.capacity
+            self.register_state("scores", torch.zeros(cap, classes, dtype=f64), True, "cat")
+            self.register_state("labels", torch.zeros(cap, classes, dtype=torch.int8), True, "cat")
+            self.register_state("weights", torch.zeros(cap, dtype=f64), True, "cat")
+
+    def shared_statistic(self) -> Hashable:
+        """AP, PR curve and ROC of the same inputs and mode share one update."""
+        return ("curves", self.task, self.num_classes, self._grid, self.capacity, self.check_values)
+
+    def update(self, preds: Tensor, target: Tensor, weights: Tensor | None = None) -> None:
+        """Add one batch.
+
+        Args:
+            preds: Binary: scores of class 1, any shape. Multiclass / multilabel:
+                `(N, num_classes)` scores. Binned mode needs probabilities in [0, 1].
+            target: Binary: 0/1 shaped like `preds`. Multiclass: `(N,)` class indices.
+                Multilabel: `(N, num_classes)` 0/1.
+            weights: Optional scalar or `(N,)` sample weights; 0 masks a sample.
+        """
+        scores, labels = curve_inputs(preds, target, self.task, self.num_classes)
+        rows = scores.shape[0]
+        if weights is None:
+            w = torch.ones(rows, dtype=torch.float64, device=scores.device)
+        elif weights.dim() == 0:
+            w = weights.to(torch.float64).expand(rows)
+        elif weights.numel() == rows:
+            w = weights.reshape(-1).to(torch.float64)
+        else:
+            raise ValueError(
+                f"Argument `weights` must be a scalar or hold one weight per sample ({rows}). "
+                f"Received: weights.shape={tuple(weights.shape)}"
+            )
+        if self.binned:
+            self.histogram.add_(binned_curve_update(scores, labels, self.thresholds, w))
+        else:
+            self._cat_append("scores", scores)
+            self._cat_append("labels", labels)
+            self._cat_append("weights", w)
+        if self.check_values:
+            if self.task == "multiclass":
+                invalid = torch.count_nonzero(
+                    torch.logical_or(target < 0, target >= labels.shape[1])
+                )
+            else:
+                invalid = torch.count_nonzero(torch.logical_and(target != 0, target != 1))
+            outside = None
+            if self.binned:
+                outside = torch.count_nonzero(torch.logical_or(preds < 0, preds > 1))
+            self._record_errors(count_nonfinite(preds), invalid, outside, count_negative(weights))
+
+    def _exact_inputs(self) -> tuple[Tensor, Tensor, Tensor]:
+        scores, count = self._cat_values("scores")
+        labels, _ = self._cat_values("labels")
+        weights, _ = self._cat_values("weights")
+        unused = torch.arange(scores.shape[0], device=scores.device) >= count
+        # Unused rows weigh 0: they change no count; their score sorts them last.
+        scores = torch.where(unused[:, None], float("-inf"), scores)
+        return scores, labels.to(torch.float64), torch.where(unused, 0.0, weights)
+
+    def check_errors(self) -> None:
+        """Raise for bad values, then (exact mode) for samples dropped past the capacity,
+        whatever `check_values` says."""
+        super().check_errors()
+        if self.binned or tracing(self._errors):
+            return
+        dropped = int(self._cat_overflow("scores"))
+        if dropped:
+            seen = int(self.capacity or 0) + dropped
+            raise MetricValueError(
+                f"`{self.name}` received {seen} samples but its buffer holds "
+                f"capacity={self.capacity}: {dropped} samples were dropped. Construct it with "
+                f"capacity >= {seen}, or use binned mode (thresholds=...) for constant memory."
+            )
+
+    def _curves(self, exact: Any, binned: Any) -> Any:
+        if self.binned:
+            hist = self.histogram
+            if self.average == "micro":
+                hist = hist.sum(0, keepdim=True)
+            a, b, t = binned(hist, self.thresholds)
+            curves = [(a[c], b[c], t) for c in range(a.shape[0])]
+        else:
+            # Curves have data-dependent lengths: host work, on the filled rows only.
+            scores, count = self._cat_values("scores")
+            filled = int(count)
+            scores = scores[:filled]
+            labels = self._cat_values("labels")[0][:filled].to(torch.float64)
+            weights = self._cat_values("weights")[0][:filled]
+            if self.average == "micro":
+                classes = scores.shape[1]
+                scores, labels = scores.reshape(-1, 1), labels.reshape(-1, 1)
+                weights = weights.repeat_interleave(classes)
+            curves = exact(scores, labels, weights)
+        if self.task == "binary" or self.average == "micro":
+            return curves[0]
+        return curves
+
+    def extra_repr(self) -> str:
+        mode = f"thresholds={len(self._grid)}" if self.binned else f"capacity={self.capacity}"
+        return (
+            f"name={self.name!r}, task={self.task!r}, num_classes={self.num_classes}, "
+            f"average={self.average!r}, {mode}"
+        )
+
+
+_ARGS = """
+    Args:
+        task: "binary", "multiclass" (one-vs-rest) or "multilabel".
+        num_classes: None for binary, else the number of classes (labels).
+        thresholds: Binned mode: an int T (evenly spaced over [0, 1]) or the thresholds
+            themselves; constant memory, exactly additive. Excludes `capacity`.
+        capacity: Exact mode (default): samples the buffer holds (default 65,536); more raise
+            at compute.
+        average: {averages}
+        name: Metric name.
+        check_values: Count non-finite scores, invalid targets, scores outside [0, 1] in
+            binned mode, and negative weights; raise them at compute.
+"""
+
+
+@final
+class AveragePrecisionMetric(_CurveMetric):
+    __doc__ = (
+        """Average precision (area under the precision-recall step curve).
+
+    Exact mode equals scikit-learn's `average_precision_score` (ties handled as thresholds)
+    and its compute is fixed-shape, so it traces; binned mode equals TorchMetrics'
+    `AveragePrecision(thresholds=T)`. A class with no positive gives NaN (exact) or 0
+    (binned, as TorchMetrics).
+"""
+        + _ARGS.format(
+            averages='"macro" (default), "micro" (all classes as one binary problem), '
+            '"weighted" (by positives) or "none" (per class); ignored for binary.'
+        )
+        + """
+    Example:
+        >>> metric = AveragePrecisionMetric()
+        >>> metric(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]))
+        tensor(0.8333, dtype=torch.float64)
+    """
+    )
+
+    def compute(self) -> Tensor:
+        average = "macro" if self.task == "binary" else self.average
+        if self.binned:
+            return binned_average_precision(self.histogram, self.thresholds, average)
+        scores, labels, weights = self._exact_inputs()
+        return exact_average_precision(scores, labels, weights, average)
+
+
+@final
+class PrecisionRecallCurveMetric(_CurveMetric):
+    __doc__ = (
+        """Precision-recall curve: `(precision, recall, thresholds)`, or a list of them per
+    class for multiclass / multilabel with average="none".
+
+    Exact mode equals scikit-learn's `precision_recall_curve` (one point per distinct score,
+    built on the host at compute: not traceable). Binned mode equals TorchMetrics'
+    `PrecisionRecallCurve(thresholds=T)`: `(T + 1,)` precision and recall, fixed shapes.
+"""
+        + _ARGS.format(averages='"none" (default: per class) or "micro".')
+        + """
+    Example:
+        >>> metric = PrecisionRecallCurveMetric(thresholds=3)
+        >>> precision, recall, thresholds = metric(
+        ...     torch.tensor([0.1, 0.4, 0.8]), torch.tensor([0, 1, 1]))
+        >>> precision, recall
+        (tensor([0.6667, 1.0000,    nan, 1.0000], dtype=torch.float64), tensor([1.0000, 0.5000, 0.0000, 0.0000], dtype=torch.float64))
+    """
+    )
+    _averages = ("none", "micro")
+
+    def __init__(
+        self,
+        task: str = "binary",
+        num_classes: int | None = None,
+        thresholds: int | Sequence[float] | Tensor | None = None,
+        capacity: int | None = None,
+        average: str = "none",
+        name: str | None = None,
+        *,
+        check_values: bool = True,
+    ) -> None:
+        super().__init__(
+            task, num_classes, thresholds, capacity, average, name, check_values=check_values
+        )
+
+    def compute(self) -> Any:
+        return self._curves(exact_pr_curve, binned_pr_curve)
+
+
+@final
+class ROCMetric(_CurveMetric):
+    __doc__ = (
+        """ROC curve: `(fpr, tpr, thresholds)` by decreasing threshold, or a list of them per
+    class for multiclass / multilabel with average="none".
+
+    Exact mode equals scikit-learn's `roc_curve(drop_intermediate=False)` (the first
+    threshold is +inf; built on the host at compute: not traceable). Binned mode equals
+    TorchMetrics' `ROC(thresholds=T)`: `(T,)` rates, fixed shapes. For the area, see
+    `AUROCMetric`.
+"""
+        + _ARGS.format(averages='"none" (default: per class) or "micro".')
+        + """
+    Example:
+        >>> fpr, tpr, thresholds = ROCMetric()(torch.tensor([0.1, 0.4, 0.8]), torch.tensor([0, 1, 1]))
+        >>> fpr, tpr
+        (tensor([0., 0., 0., 1.], dtype=torch.float64), tensor([0.0000, 0.5000, 1.0000, 1.0000], dtype=torch.float64))
+    """
+    )
+    _averages = ("none", "micro")
+
+    def __init__(
+        self,
+        task: str = "binary",
+        num_classes: int | None = None,
+        thresholds: int | Sequence[float] | Tensor | None = None,
+        capacity: int | None = None,
+        average: str = "none",
+        name: str | None = None,
+        *,
+        check_values: bool = True,
+    ) -> None:
+        super().__init__(
+            task, num_classes, thresholds, capacity, average, name, check_values=check_values
+        )
+
+    def compute(self) -> Any:
+        return self._curves(exact_roc, binned_roc)
