@@ -169,7 +169,7 @@ def test_built_site_has_an_anchor_for_every_public_name(tmp_path: Path, pages: l
     site = tmp_path / "site"
     env = {"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT / "src")}
     result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=ROOT,
         env={**os.environ, **env},
         capture_output=True,
