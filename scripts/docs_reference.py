@@ -10,6 +10,7 @@ the reference at the next build, and a new public package gets its own page.
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 import sys
 import types
@@ -43,10 +44,16 @@ NAV_TITLE = "API reference"
 
 @dataclass(frozen=True)
 class ReferencePage:
-    """One generated page: a module and the names of its `__all__` rendered there."""
+    """One generated page: a module and the names of its `__all__` rendered there.
+
+    `external` holds the names that re-export another package's object (tensorboard's
+    `ScalarEvent`, say): mkdocstrings does not read other packages' sources, so those are
+    listed with their origin and the docstring they carry at run time.
+    """
 
     module: str
     members: tuple[str, ...]
+    external: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def path(self) -> str:
@@ -95,6 +102,19 @@ def documented_names(module: types.ModuleType) -> tuple[str, ...]:
     )
 
 
+def _is_own(obj: Any) -> bool:
+    # Only classes and functions name the module that defines them; constants and typing
+    # forms (a `Literal` alias) are rendered from our own source.
+    if not isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+        return True
+    origin = getattr(obj, "__module__", None)
+    return origin is None or origin == ROOT or origin.startswith(ROOT + ".")
+
+
+def _origin(obj: Any) -> str:
+    return f"{obj.__module__}.{obj.__qualname__}"
+
+
 def reference_pages() -> list[ReferencePage]:
     """The pages: every canonical package, then each other public module with a name of its own."""
     modules = {module.__name__: module for module in public_modules()}
@@ -109,14 +129,20 @@ def reference_pages() -> list[ReferencePage]:
         if name not in CANONICAL and keys <= covered:
             continue
         covered |= keys
-        pages.append(ReferencePage(name, members))
+        own = tuple(m for m in members if _is_own(getattr(module, m)))
+        external = tuple(
+            (m, _origin(getattr(module, m)), inspect.getdoc(getattr(module, m)) or "")
+            for m in members
+            if m not in own
+        )
+        pages.append(ReferencePage(name, own, external))
     return pages
 
 
 def page_markdown(page: ReferencePage) -> str:
     """The page source: one mkdocstrings directive listing the members explicitly."""
     members = "\n".join(f"        - {member}" for member in page.members)
-    return (
+    text = (
         f"# `{page.module}`\n\n"
         f"::: {page.module}\n"
         "    options:\n"
@@ -125,6 +151,13 @@ def page_markdown(page: ReferencePage) -> str:
         "      members:\n"
         f"{members}\n"
     )
+    for name, origin, doc in page.external:
+        text += (
+            f"\n## `{name}` {{#{page.module}.{name}}}\n\n"
+            f"Re-exported from another package: `{origin}`.\n\n"
+            f"```text\n{doc}\n```\n"
+        )
+    return text
 
 
 # MkDocs hooks. Typed loosely so this module imports without mkdocs (the test needs only the

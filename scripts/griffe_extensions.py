@@ -45,7 +45,8 @@ class RuntimeExports(griffe.Extension):
     def on_module_members(self, *, mod: Any, **kwargs: Any) -> None:
         # Only public modules: importing `__main__` would run the CLI, and private modules'
         # exports matter only through the public ones that re-export them.
-        if any(part.startswith("_") for part in mod.path.split(".")):
+        parts = mod.path.split(".")
+        if parts[0] != "torchtally" or any(part.startswith("_") for part in parts):
             return
         try:
             module = importlib.import_module(mod.path)
@@ -64,7 +65,7 @@ class RuntimeDocstrings(griffe.Extension):
         if getattr(obj, "docstring", None) is not None or obj.is_module:
             return
         module_path = obj.module.path
-        if module_path.endswith("__main__"):
+        if not module_path.startswith("torchtally") or module_path.endswith("__main__"):
             return
         try:
             value: Any = importlib.import_module(module_path)
