@@ -53,10 +53,14 @@ def count_nonfinite(values: Tensor) -> Tensor | None:
 
 
 def count_negative(values: Tensor | None) -> Tensor | None:
-    """Number of negative entries (None when there is no tensor)."""
+    """Number of negative or NaN entries (None when there is no tensor).
+
+    A NaN weight is as invalid as a negative one: it would silently turn into a 0 or a NaN
+    somewhere downstream, so it is counted here (`not x >= 0` is true for NaN).
+    """
     if values is None:
         return None
-    return torch.count_nonzero(values < 0)
+    return torch.count_nonzero(torch.logical_not(values >= 0))
 
 
 def count_nonfinite_rows(scores: Tensor) -> Tensor | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import threading
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -28,6 +29,8 @@ Reduction = Literal["sum", "max", "min", "cat"]
 _REDUCTIONS = ("sum", "max", "min", "cat")
 _COUNT_SUFFIX = "_count"
 _F = TypeVar("_F", bound=Callable[..., Any])
+#: `update` arguments that hold per-sample weights in every metric: array data by definition.
+_WEIGHT_ARGUMENTS = frozenset({"weight", "weights", "sample_weight"})
 
 
 def _own_code(wrapped: Callable[..., Any]) -> Callable[..., Any]:
@@ -42,11 +45,29 @@ def _own_code(wrapped: Callable[..., Any]) -> Callable[..., Any]:
 def _count_update(update: _F) -> _F:
     """Wrap a subclass's `update` so every call counts once and drops the cached result, and
     take cstorch's `dtype=` (the dtype `compute` casts its value to) unless `update` has its own."""
-    own_dtype = "dtype" in inspect.signature(update).parameters
+    parameters = inspect.signature(update).parameters
+    own_dtype = "dtype" in parameters
+    # Positional argument names after `self`, for the boundary's error messages.
+    names = tuple(parameters)[1:]
 
     @functools.wraps(update)
     def wrapped(self: Metric, *args: Any, **kwargs: Any) -> Any:
+        compiling = torch.compiler.is_compiling()
+        if not compiling:
+            # Updates are not thread-safe (states are mutated in place by several ops): a
+            # second thread entering while another is inside `update` is misuse, reported
+            # instead of silently interleaving. Eager only: nothing here is traced.
+            me = threading.get_ident()
+            owner = self.__dict__.get("_update_thread")
+            if owner is not None and owner != me:
+                raise RuntimeError(
+                    f"Metric `{self.name}` is being updated from two threads at once; "
+                    "metrics are not thread-safe. Give each thread its own metric and "
+                    "combine them with merge_state(), or serialise the updates with a lock."
+                )
         outermost = self._update_depth == 0
+        if outermost and not compiling:
+            self.__dict__["_update_thread"] = me
         if outermost and not own_dtype:
             # As cstorch: each update sets it, so an update without it clears it.
             dtype = kwargs.pop("dtype", None)
@@ -56,11 +77,15 @@ def _count_update(update: _F) -> _F:
                 )
             if self._output_dtype is not dtype:
                 self._output_dtype = dtype
+        if outermost:
+            args, kwargs = self._boundary(names, args, kwargs)
         self._update_depth += 1
         try:
             result = update(self, *args, **kwargs)
         finally:
             self._update_depth -= 1
+            if outermost and not compiling:
+                self.__dict__["_update_thread"] = None
         if outermost:
             self._num_updates.add_(1)
             self._cached = None
@@ -154,6 +179,12 @@ class Metric(nn.Module, ABC):
     #: Python float outside tracing). cstorch's metrics return float32 whatever their state
     #: holds, AUC and @K a Python float. An update's `dtype=` overrides it.
     result_dtype: torch.dtype | type[float] | None = None
+
+    #: Names of `update` arguments that are array data: Python lists, tuples, numbers and numpy
+    #: arrays given for them are converted to tensors on the state's device at the boundary
+    #: (eagerly only: under torch.compile a list or array raises instead of being baked into
+    #: the graph as a constant).
+    array_inputs: tuple[str, ...] = ()
 
     #: Every live metric by name, in creation order, as cstorch's `Metric.registry`
     #: (`name -> [metrics]`); it holds weak references, so metrics are not kept alive by it.
@@ -397,6 +428,56 @@ class Metric(nn.Module, ABC):
         full = default.clone().to(self._buffers[name].device)  # type: ignore[union-attr]
         full[: rows.shape[0]] = rows.to(full.dtype)
         return full
+
+    # ------------------------------------------------------------------------ boundary
+
+    def _boundary(
+        self, names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Check and normalise `update`'s arguments before any tensor work.
+
+        Tensors are detached, so a state never joins an autograd graph (`update(loss)` without
+        `.detach()` would otherwise keep every step's graph alive through the state). Meta
+        tensors given to a metric with real state are refused: they have no values to count.
+        Array data for the arguments named in `array_inputs` is converted to tensors.
+        """
+        state_device = self._num_updates.device
+        positional = tuple(
+            self._boundary_value(names[i] if i < len(names) else f"args[{i}]", v, state_device)
+            for i, v in enumerate(args)
+        )
+        keyword = {k: self._boundary_value(k, v, state_device) for k, v in kwargs.items()}
+        return positional, keyword
+
+    def _boundary_value(self, name: str, value: Any, state_device: torch.device) -> Any:
+        if isinstance(value, Tensor):
+            if value.device.type == "meta" and state_device.type != "meta":
+                raise ValueError(
+                    f"Argument `{name}` must hold data on the metric's device "
+                    f"({state_device}). Received: a meta tensor of shape {tuple(value.shape)}"
+                )
+            return value.detach() if value.requires_grad else value
+        if value is None or isinstance(value, str | bytes):
+            return value  # the metric's own checks name what it accepts
+        # A numpy array is array data whatever the metric; lists and numbers only where the
+        # metric declares the argument as array data (a text metric takes lists of strings).
+        declared = name in self.array_inputs or name in _WEIGHT_ARGUMENTS
+        if not (_is_numpy(value) or (declared and _is_array_like(value))):
+            return value
+        if torch.compiler.is_compiling() and not isinstance(value, int | float | bool):
+            raise TypeError(
+                f"Argument `{name}` must be a torch.Tensor inside a compiled step (a "
+                f"{type(value).__name__} would be baked into the graph as a constant). "
+                f"Received: {type(value).__name__}"
+            )
+        try:
+            return torch.as_tensor(value, device=state_device)
+        except (TypeError, ValueError, RuntimeError) as error:
+            raise TypeError(
+                f"Argument `{name}` must be a tensor or convertible to one (a number, a "
+                f"rectangular list of numbers or a numpy array). Received: "
+                f"{type(value).__name__} ({error})"
+            ) from None
 
     # ------------------------------------------------------------------ the API proper
 
@@ -651,6 +732,16 @@ def get_all_metrics() -> Iterator[tuple[str, Metric]]:
 def compute_all_metrics() -> dict[str, Any]:
     """`{name: metric.compute()}` over `get_all_metrics()`."""
     return {name: metric.compute() for name, metric in get_all_metrics()}
+
+
+def _is_numpy(value: Any) -> bool:
+    """A numpy array or scalar (checked without importing numpy)."""
+    return type(value).__module__ == "numpy" and hasattr(value, "__array__")
+
+
+def _is_array_like(value: Any) -> bool:
+    """Python numbers, lists/tuples and numpy arrays."""
+    return isinstance(value, int | float | bool | list | tuple) or _is_numpy(value)
 
 
 def _snake_case(class_name: str) -> str:

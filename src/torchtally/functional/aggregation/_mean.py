@@ -14,8 +14,22 @@ def mean_update(value: Tensor | float, weight: Tensor | float = 1.0) -> tuple[Te
     """Weighted sum and weight total of one batch; `weight` broadcasts to `value`'s shape."""
     value = torch.as_tensor(value)
     weight = torch.as_tensor(weight, device=value.device)
-    weight = torch.broadcast_to(weight, value.shape)
-    return (value * weight).sum(dtype=torch.float64), weight.sum(dtype=torch.float64)
+    if _broadcast_shape(weight.shape, value.shape) != value.shape:
+        raise ValueError(
+            "Argument `weight` must be a scalar or broadcastable to the shape of `value`. "
+            f"Received: weight.shape={tuple(weight.shape)}, value.shape={tuple(value.shape)}"
+        )
+    # float64 before multiplying: an int64 value above 2**24 is exact in float64, not float32.
+    value64 = value.to(torch.float64)
+    weight64 = torch.broadcast_to(weight.to(torch.float64), value.shape)
+    return (value64 * weight64).sum(), weight64.sum()
+
+
+def _broadcast_shape(a: torch.Size, b: torch.Size) -> torch.Size | None:
+    try:
+        return torch.broadcast_shapes(a, b)
+    except RuntimeError:
+        return None
 
 
 def mean_compute(weighted_sum: Tensor, weight_total: Tensor) -> Tensor:
@@ -48,7 +62,7 @@ def perplexity_update(
     `loss` is the batch's loss summed over its tokens; the tokens are the elements of `labels`,
     or with `weights` the number of positive weights.
     """
-    total_loss = loss.sum(dtype=torch.float64)
+    total_loss = loss.to(torch.float64).sum()
     if weights is None:
         return total_loss, labels.new_full((), labels.numel(), dtype=torch.float64)
     check_same_shape("labels", labels, "weights", weights)

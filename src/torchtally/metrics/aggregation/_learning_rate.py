@@ -30,6 +30,8 @@ class LearningRateMetric(Metric):
         0.1
     """
 
+    array_inputs = ("learning_rate",)
+
     def __init__(self, name: str | None = None, *, param_group: int = 0) -> None:
         super().__init__(name)
         self.param_group = param_group
@@ -42,8 +44,23 @@ class LearningRateMetric(Metric):
     def update(self, learning_rate: Tensor | float | torch.optim.Optimizer) -> None:
         """Record the current rate: a number, a tensor, or an optimizer to read it from."""
         if isinstance(learning_rate, torch.optim.Optimizer):
-            learning_rate = learning_rate.param_groups[self.param_group]["lr"]
-        self.value.copy_(torch.as_tensor(learning_rate, dtype=torch.float64))
+            rate = learning_rate.param_groups[self.param_group]["lr"]
+            learning_rate = rate if isinstance(rate, Tensor) else torch.tensor(float(rate))
+        if not isinstance(learning_rate, Tensor):
+            raise TypeError(
+                "Argument `learning_rate` must be a number, a one-element tensor or an "
+                f"optimizer. Received: {type(learning_rate).__name__}"
+            )
+        if learning_rate.numel() != 1:
+            raise ValueError(
+                "Argument `learning_rate` must hold exactly one value. "
+                f"Received: a tensor of shape {tuple(learning_rate.shape)}"
+            )
+        if learning_rate.is_complex():
+            raise TypeError(
+                f"Argument `learning_rate` must be real. Received: dtype={learning_rate.dtype}"
+            )
+        self.value.copy_(learning_rate.reshape(()).to(torch.float64))
 
     def compute(self) -> Tensor:
         return torch.where(self.value == -torch.inf, torch.nan, self.value)

@@ -7,7 +7,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally.functional._checks import count_negative, count_nonfinite
+from torchtally.functional._checks import check_tensor, count_negative, count_nonfinite
 from torchtally.functional.aggregation._mean import mean_compute, mean_update, perplexity_update
 from torchtally.metrics._base import Metric
 
@@ -30,6 +30,7 @@ class MeanMetric(Metric):
     """
 
     result_dtype = torch.float32  # as cstorch
+    array_inputs = ("value", "weight")
 
     error_kinds = ("non-finite values", "negative weights")
 
@@ -40,7 +41,15 @@ class MeanMetric(Metric):
 
     def update(self, value: Tensor | float, weight: Tensor | float = 1.0) -> None:
         """Add `value` (any shape) with `weight` (broadcast to it)."""
-        value = torch.as_tensor(value, device=self.weighted_sum.device)
+        value = check_tensor("value", value)
+        if not isinstance(weight, Tensor | float | int) or isinstance(weight, bool):
+            raise TypeError(
+                "Argument `weight` must be a tensor or a number. "
+                f"Received: weight={type(weight).__name__}"
+            )
+        if self.check_values and not isinstance(weight, Tensor) and not weight >= 0:
+            # A Python number is checked right here: there is no tensor to count it into.
+            raise ValueError(f"Argument `weight` must be >= 0. Received: weight={weight!r}")
         weighted_sum, weight_total = mean_update(value, weight)
         if self.check_values:
             weight_t = weight if isinstance(weight, Tensor) else None
@@ -72,6 +81,7 @@ class PerplexityMetric(Metric):
     #: Whether a larger value is better (early stopping, best checkpoints).
     higher_is_better = False
     result_dtype = torch.float32  # as cstorch
+    array_inputs = ("labels", "loss", "weights")
 
     error_kinds = ("non-finite loss", "negative weights")
 
@@ -88,6 +98,9 @@ class PerplexityMetric(Metric):
             loss: The batch's loss summed over its tokens.
             weights: Optional per-token weights shaped like `labels`.
         """
+        labels, loss = check_tensor("labels", labels), check_tensor("loss", loss)
+        if weights is not None:
+            check_tensor("weights", weights)
         total_loss, total_tokens = perplexity_update(labels, loss, weights)
         if self.check_values:
             self._record_errors(count_nonfinite(loss), count_negative(weights))

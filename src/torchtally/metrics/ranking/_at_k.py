@@ -23,9 +23,13 @@ from torchtally.metrics._base import Metric
 __all__ = ["PrecisionAtKMetric", "RecallAtKMetric"]
 
 
+_NARROW_INTS = (torch.uint8, torch.int8, torch.int16)
+
+
 class _AtKMetric(Metric):
     """Shared state and update: weighted hits in the top k, weight, weighted label count."""
 
+    array_inputs = ("labels", "predictions", "weights")
     error_kinds = ("labels outside [0, num_classes)", "non-finite predictions", "negative weights")
 
     def __init__(self, k: int, name: str | None = None, *, check_values: bool = True) -> None:
@@ -49,6 +53,14 @@ class _AtKMetric(Metric):
                 ties going to the lower class id.
             weights: Optional scalar or `(N,)` per-sample weights; 0 masks a sample.
         """
+        if isinstance(weights, Tensor) and weights.dim() > 1:
+            # (N, 1) holds one weight per sample too, but is not what `at_k_update` reads
+            raise ValueError(
+                "Argument `weights` must be a scalar or hold one weight per sample, shape "
+                f"(N,). Received: weights.shape={tuple(weights.shape)}"
+            )
+        if isinstance(labels, Tensor) and labels.dtype in _NARROW_INTS:
+            labels = labels.long()  # class ids index with gather, which takes int64 (or int32)
         hits, weight, label_hits, relevant = at_k_update(labels, predictions, self.k, weights)
         if self.check_values:
             ids = check_top_k_inputs(labels, predictions, self.k)

@@ -58,6 +58,7 @@ class AUCMetric(Metric):
     higher_is_better = True
     result_dtype = float  # as cstorch
 
+    array_inputs = ("labels", "predictions", "weights")
     error_kinds = (
         "negative labels",
         "non-finite predictions",

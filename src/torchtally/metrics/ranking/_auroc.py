@@ -89,6 +89,7 @@ class AUROCMetric(Metric):
     #: Whether a larger value is better (early stopping, best checkpoints).
     higher_is_better = True
 
+    array_inputs = ("labels", "predictions", "weights")
     error_kinds = ("invalid labels", "non-finite predictions", "predictions outside score_range")
 
     def __init__(

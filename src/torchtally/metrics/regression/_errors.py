@@ -8,7 +8,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally.functional._checks import count_nonfinite
+from torchtally.functional._checks import check_tensor, count_nonfinite
 from torchtally.functional.regression._errors import (
     absolute_error_update,
     smape_update,
@@ -23,6 +23,7 @@ class _MeanErrorMetric(Metric):
     """Accumulates a per-element error's sum and the element count (exact across batches)."""
 
     error_kinds = ("non-finite labels", "non-finite predictions")
+    array_inputs = ("labels", "predictions")
     scale = 1.0
 
     def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:
@@ -36,6 +37,10 @@ class _MeanErrorMetric(Metric):
 
     def update(self, labels: Tensor, predictions: Tensor) -> None:
         """Add one batch of targets and predictions (same shape)."""
+        labels, predictions = (
+            check_tensor("labels", labels),
+            check_tensor("predictions", predictions),
+        )
         error_sum, count = self._batch_stats(labels, predictions)
         if self.check_values:
             self._record_errors(count_nonfinite(labels), count_nonfinite(predictions))

@@ -8,7 +8,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice, check_int
-from torchtally.functional._checks import count_nonfinite
+from torchtally.functional._checks import check_tensor, count_nonfinite
 from torchtally.functional.regression._r2 import MULTIOUTPUT, r2_compute, r2_update
 from torchtally.metrics._base import Metric
 
@@ -39,6 +39,7 @@ class R2ScoreMetric(Metric):
     higher_is_better = True
 
     error_kinds = ("non-finite labels", "non-finite predictions")
+    array_inputs = ("labels", "predictions")
 
     def __init__(
         self,
@@ -59,6 +60,10 @@ class R2ScoreMetric(Metric):
 
     def update(self, labels: Tensor, predictions: Tensor) -> None:
         """Add one batch of targets and predictions (same shape)."""
+        labels, predictions = (
+            check_tensor("labels", labels),
+            check_tensor("predictions", predictions),
+        )
         rows = labels.shape[0] if labels.dim() else 0
         expected = (rows,) if self.num_outputs == 1 else (rows, self.num_outputs)
         if tuple(labels.shape) != expected:

@@ -1,0 +1,157 @@
+"""The bad-input failures reported in issue 13, one test each (the matrix covers the rest)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+import torch
+from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+from torchtally.metrics import (
+    LearningRateMetric,
+    MAEMetric,
+    MeanMetric,
+    Metric,
+    MetricValueError,
+    MSEMetric,
+    PerplexityMetric,
+    R2ScoreMetric,
+)
+
+
+def test_int64_values_are_summed_exactly() -> None:
+    mean = MeanMetric()
+    mean.update(torch.tensor([16777217, 16777217], dtype=torch.int64))
+    assert mean.weighted_sum.item() == 2 * 16777217  # float32 arithmetic gives 33554432
+    exact = MeanMetric()
+    exact.update(torch.tensor([16777217], dtype=torch.int64), dtype=torch.float64)
+    assert exact.compute().item() == 16777217.0
+
+
+@pytest.mark.parametrize("weight", [-1.0, -1, float("nan")])
+def test_a_python_number_weight_is_checked(weight: float) -> None:
+    mean = MeanMetric()
+    mean.update(torch.ones(3), weight=weight)
+    with pytest.raises(MetricValueError, match="negative weights"):
+        mean.compute()
+
+
+def test_a_nan_weight_tensor_is_counted() -> None:
+    mean = MeanMetric()
+    mean.update(torch.ones(3), weight=torch.tensor([1.0, float("nan"), 1.0]))
+    with pytest.raises(MetricValueError, match=r"negative weights \(1 value\)"):
+        mean.compute()
+
+
+@pytest.mark.parametrize("shape", [(4, 1), (3,)])
+def test_a_weight_that_does_not_fit_the_values_is_a_clear_error(shape: tuple[int, ...]) -> None:
+    with pytest.raises(ValueError, match=r"Argument `weight` must be a scalar or broadcastable"):
+        MeanMetric().update(torch.ones(4), weight=torch.ones(shape))
+
+
+@pytest.mark.parametrize(
+    ("rate", "error", "message"),
+    [
+        ([0.1, 0.2], ValueError, "must hold exactly one value"),
+        (torch.tensor([0.1, 0.2]), ValueError, "must hold exactly one value"),
+        (torch.tensor([]), ValueError, "must hold exactly one value"),
+        ("0.1", TypeError, "must be a number, a one-element tensor or an optimizer"),
+    ],
+)
+def test_learning_rate_rejects_what_is_not_one_rate(
+    rate: object, error: type, message: str
+) -> None:
+    with pytest.raises(error, match=rf"Argument `learning_rate` {message}"):
+        LearningRateMetric().update(rate)
+
+
+def test_learning_rate_takes_numbers_lists_of_one_and_numpy() -> None:
+    for rate in (0.5, [0.5], np.float64(0.5), torch.tensor([0.5])):
+        assert float(LearningRateMetric()(rate)) == 0.5
+
+
+def test_lists_and_numpy_give_scikit_learns_numbers() -> None:
+    y, p = [0.5, 1.0, 3.0, -2.0], [0.0, 1.5, 2.0, -1.0]
+    for make, oracle in (
+        (MSEMetric, mean_squared_error),
+        (MAEMetric, mean_absolute_error),
+        (R2ScoreMetric, r2_score),
+    ):
+        assert float(make()(y, p)) == pytest.approx(oracle(y, p), rel=1e-6)
+        assert float(make()(np.array(y), np.array(p))) == pytest.approx(oracle(y, p), rel=1e-6)
+    assert float(MeanMetric()([1, 2, 3])) == 2.0
+    assert float(PerplexityMetric()([[1, 2]], [0.0])) == 1.0
+
+
+def test_strings_and_ragged_lists_are_clear_errors() -> None:
+    with pytest.raises(TypeError, match=r"Argument `labels` must be a torch.Tensor"):
+        MSEMetric().update("abc", [1.0])
+    with pytest.raises(TypeError, match=r"Argument `labels` must be a tensor or convertible"):
+        MSEMetric().update([[1.0], [1.0, 2.0]], [1.0, 2.0])
+
+
+def test_meta_tensors_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"Argument `value` must hold data on the metric"):
+        MeanMetric().update(torch.ones(3, device="meta"))
+    with pytest.raises(ValueError, match=r"Argument `predictions` must hold data"):
+        MSEMetric().update(torch.ones(3), predictions=torch.ones(3, device="meta"))
+
+
+def test_states_never_hold_autograd_history() -> None:
+    w = torch.ones(4, requires_grad=True)
+    loss = (w * 3).sum()
+    mean = MeanMetric("loss")
+    mean.update(loss)  # no .detach(): the boundary detaches
+    mse = MSEMetric()
+    mse.update(w * 2, w)
+    for metric in (mean, mse):
+        for name, buffer in metric.named_buffers():
+            assert not buffer.requires_grad and buffer.grad_fn is None, name
+    assert float(mean) == 12.0
+    loss.backward()  # the caller's graph is untouched
+    assert torch.equal(w.grad, torch.full((4,), 3.0))
+
+
+def test_a_list_inside_a_compiled_step_is_a_clear_error() -> None:
+    metric = MSEMetric()
+
+    @torch.compile(backend="eager", fullgraph=True)
+    def step() -> None:
+        metric.update([1.0, 2.0], [1.0, 2.0])
+
+    with pytest.raises(Exception, match=r"Argument `labels` must be a torch.Tensor inside a"):
+        step()
+
+
+class _Slow(Metric):
+    def __init__(self, entered: threading.Event, release: threading.Event) -> None:
+        super().__init__("slow")
+        self.entered, self.release = entered, release
+        self.register_state("total", torch.zeros(()))
+
+    def update(self, x: torch.Tensor) -> None:
+        self.entered.set()
+        self.release.wait(10)
+        self.total.add_(x.sum())
+
+    def compute(self) -> torch.Tensor:
+        return self.total.clone()
+
+
+def test_two_threads_updating_one_metric_at_once_is_a_clear_error() -> None:
+    entered, release = threading.Event(), threading.Event()
+    metric = _Slow(entered, release)
+    worker = threading.Thread(target=metric.update, args=(torch.ones(2),))
+    worker.start()
+    assert entered.wait(10)
+    try:
+        with pytest.raises(RuntimeError, match=r"updated from two threads at once"):
+            metric.update(torch.ones(2))
+    finally:
+        release.set()
+        worker.join(10)
+    assert float(metric) == 2.0  # the first update completed; the refused one added nothing
+    metric.update(torch.ones(2))  # a later update from another thread is fine
+    assert float(metric) == 4.0
