@@ -1,4 +1,5 @@
-"""One sync issues one collective per (dtype, reduction) group, however many metrics."""
+"""One sync issues one collective per (dtype, reduction) group, however many metrics, plus
+one two-element all-reduce that checks every rank syncs the same configuration."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ from collections import Counter
 
 import pytest
 import torch
-import torch.distributed._functional_collectives as funcol
 from torch import Tensor
 
 import torchtally.distributed._sync as sync_module
@@ -44,16 +44,16 @@ def collectives(monkeypatch: pytest.MonkeyPatch) -> Counter:
     """Pretend to be one of WORLD identical ranks; count every collective by kind and dtype."""
     calls: Counter = Counter()
 
-    def all_reduce(tensor: Tensor, op: str, group: object) -> Tensor:
+    def all_reduce(tensor: Tensor, op: str, group: object, what: str) -> Tensor:
         calls[("all_reduce", op, tensor.dtype)] += 1
         return tensor * WORLD if op == "sum" else tensor.clone()
 
-    def all_gather_tensor(tensor: Tensor, dim: int, group: object) -> Tensor:
+    def all_gather(tensor: Tensor, group: object, what: str) -> Tensor:
         calls[("all_gather", tensor.dtype)] += 1
-        return torch.cat([tensor] * WORLD, dim)
+        return torch.cat([tensor] * WORLD, 0)
 
-    monkeypatch.setattr(funcol, "all_reduce", all_reduce)
-    monkeypatch.setattr(funcol, "all_gather_tensor", all_gather_tensor)
+    monkeypatch.setattr(sync_module, "all_reduce", all_reduce)
+    monkeypatch.setattr(sync_module, "all_gather", all_gather)
     monkeypatch.setattr(sync_module, "distributed_world_size", lambda group=None: WORLD)
     monkeypatch.setattr(collection_module, "distributed_world_size", lambda group=None: WORLD)
     monkeypatch.setattr(sync_module.dist, "get_world_size", lambda group=None: WORLD)
@@ -85,6 +85,7 @@ def test_a_collection_syncs_with_one_collective_per_dtype_and_reduction(
             ("all_reduce", "sum", torch.float64): 1,  # every float64 sum state of 4 metrics
             ("all_reduce", "sum", torch.int64): 1,  # update counts and error counts
             ("all_reduce", "max", torch.float64): 1,  # the learning rate
+            ("all_reduce", "max", torch.int64): 1,  # the configuration fingerprint (2 values)
             ("all_gather", torch.int64): 1,  # the fill counts of every cat state
             ("all_gather", torch.float32): 1,  # the cat rows of that dtype
         }

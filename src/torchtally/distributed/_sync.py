@@ -6,25 +6,92 @@ no shapes are exchanged, nothing is pickled, no `.item()` is needed to size a bu
 that saw no data simply contributes zeros. States are packed by (dtype, reduction) into one flat
 buffer each; `cat` states are all-gathered at their full capacity with their fill counts, and
 the valid rows are compacted with a scatter.
+
+Two guards make a misconfigured or stuck job fail loudly instead of silently or forever:
+
+- **Configuration fingerprint.** Before any state moves, one tiny all-reduce compares a hash
+  of the state layout of every metric being synced (class, name, configuration, and each
+  state's name, shape, dtype and reduction, in order). Ranks that disagree (MSE on one rank
+  and MAE on another, a collection's keys in another order, MeanIOU(3) against MeanIOU(4), an
+  AUROC capacity of 100 against 200) all raise `SyncConfigurationError`, naming the first
+  difference, instead of reducing unrelated numbers or crashing inside the backend.
+- **Timeout.** Every collective is waited for at most `sync_timeout()` seconds (60 by default,
+  `set_sync_timeout` or the `TORCHTALLY_SYNC_TIMEOUT` environment variable to change it). A
+  rank that never calls `compute()`, or dies mid-sync, makes every surviving rank raise
+  `SyncTimeoutError` naming the collective, instead of blocking for the process group's own
+  timeout (30 minutes for gloo).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import threading
 from collections import defaultdict
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.distributed as dist
-import torch.distributed._functional_collectives as funcol
 from torch import Tensor
 
 if TYPE_CHECKING:  # the metrics package imports this module: no runtime import back
     from torchtally.metrics._base import Metric
 
-__all__ = ["distributed_world_size", "sync_states", "unsync_states"]
+__all__ = [
+    "SyncConfigurationError",
+    "SyncTimeoutError",
+    "distributed_world_size",
+    "layout_signature",
+    "set_sync_timeout",
+    "sync_states",
+    "sync_timeout",
+    "unsync_states",
+]
 
 _OPS = {"sum": "sum", "max": "max", "min": "min"}
+_REDUCE_OPS = {"sum": dist.ReduceOp.SUM, "max": dist.ReduceOp.MAX, "min": dist.ReduceOp.MIN}
+_DEFAULT_TIMEOUT = 60.0
+_timeout: float | None = None
+
+
+class SyncConfigurationError(RuntimeError):
+    """Ranks tried to sync metrics whose configurations (state layouts) differ."""
+
+
+class SyncTimeoutError(RuntimeError):
+    """A sync collective did not complete in time (a rank is missing, stuck or dead)."""
+
+
+def set_sync_timeout(seconds: float | None) -> None:
+    """Set how long a metric sync waits for each collective (None: back to the default,
+    `TORCHTALLY_SYNC_TIMEOUT` or 60 s)."""
+    global _timeout
+    if seconds is not None and (isinstance(seconds, bool) or not seconds > 0):
+        raise ValueError(
+            f"Argument `seconds` must be a positive number or None. Received: seconds={seconds!r}"
+        )
+    _timeout = None if seconds is None else float(seconds)
+
+
+def sync_timeout() -> float:
+    """Seconds a metric sync waits for each collective before raising `SyncTimeoutError`."""
+    if _timeout is not None:
+        return _timeout
+    env = os.environ.get("TORCHTALLY_SYNC_TIMEOUT")
+    if env:
+        try:
+            value = float(env)
+        except ValueError:
+            value = -1.0
+        if not value > 0:
+            raise ValueError(
+                "Environment variable `TORCHTALLY_SYNC_TIMEOUT` must be a positive number of "
+                f"seconds. Received: {env!r}"
+            )
+        return value
+    return _DEFAULT_TIMEOUT
 
 
 def distributed_world_size(group: Any = None) -> int:
@@ -34,13 +101,109 @@ def distributed_world_size(group: Any = None) -> int:
     return dist.get_world_size(group)
 
 
+_LOCKS: dict[int, threading.RLock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _lock_for(pg: Any) -> threading.RLock:
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(id(pg), threading.RLock())
+
+
 def _group(group: Any) -> Any:
     return group if group is not None else dist.group.WORLD
 
 
-def _wait(tensor: Tensor) -> Tensor:
-    # functional collectives return lazily-waited tensors; materialise before reading slices
-    return funcol.wait_tensor(tensor) if hasattr(funcol, "wait_tensor") else tensor
+def _wait(work: Any, what: str, pg: Any) -> None:
+    seconds = sync_timeout()
+    try:
+        work.wait(timeout=timedelta(seconds=seconds))
+    except RuntimeError as error:
+        world = dist.get_world_size(pg)
+        raise SyncTimeoutError(
+            f"torchtally metric sync: the {what} collective over {world} ranks did not "
+            f"complete within {seconds:g} s (rank {dist.get_rank()} waited). Another rank "
+            "did not reach the same compute()/sync() call: it skipped compute(), is still "
+            "running, or died. Every rank must compute the same metrics in the same order. "
+            f"Backend said: {error}"
+        ) from error
+
+
+def all_reduce(tensor: Tensor, op: str, pg: Any, what: str) -> Tensor:
+    """`tensor` reduced over `pg` (a new tensor), waited for at most `sync_timeout()`."""
+    out = tensor.clone()
+    _wait(dist.all_reduce(out, op=_REDUCE_OPS[op], group=pg, async_op=True), what, pg)
+    return out
+
+
+def all_gather(tensor: Tensor, pg: Any, what: str) -> Tensor:
+    """Every rank's `tensor` concatenated along dim 0, waited for at most `sync_timeout()`."""
+    world = dist.get_world_size(pg)
+    out = tensor.new_empty((world * tensor.shape[0], *tensor.shape[1:]))
+    gather = getattr(dist, "all_gather_single", None) or dist.all_gather_into_tensor
+    work = gather(out, tensor.contiguous(), group=pg, async_op=True)
+    _wait(work, what, pg)
+    return out
+
+
+def layout_signature(metrics: Sequence[Metric]) -> list[str]:
+    """One line per metric describing what a sync exchanges for it (its class, name,
+    configuration and every state's name, shape, dtype and reduction), in sync order."""
+    lines = []
+    for metric in metrics:
+        states = ", ".join(
+            f"{name}{list(buffer.shape)}:{str(buffer.dtype).removeprefix('torch.')}:{reduction}"
+            for name, buffer, reduction in metric.states()
+        )
+        lines.append(f"{type(metric).__qualname__}({metric.extra_repr()}) [{states}]")
+    return lines
+
+
+def _check_same_layout(metrics: Sequence[Metric], pg: Any) -> None:
+    """Raise `SyncConfigurationError` on every rank unless all ranks sync the same layout.
+
+    One all-reduce of two int64s: max(h) and max(-h) of a 62-bit hash are equal to this
+    rank's h and -h on every rank exactly when all hashes are equal, so every rank sees a
+    mismatch together and none goes on into collectives of different sizes.
+    """
+    lines = layout_signature(metrics)
+    digest = hashlib.blake2b("\n".join(lines).encode(), digest_size=8).digest()
+    h = int.from_bytes(digest, "little") >> 2
+    device = _device(metrics)
+    mine = torch.tensor([h, -h], dtype=torch.int64, device=device)
+    seen = all_reduce(mine, "max", pg, "configuration check (all_reduce int64[2])")
+    if torch.equal(seen.cpu(), mine.cpu()):
+        return
+    # The rare path: every rank is here, so a pickled exchange names the difference.
+    world = dist.get_world_size(pg)
+    everyone: list[Any] = [None] * world
+    dist.all_gather_object(everyone, lines, group=pg)
+    rank = dist.get_rank(pg)
+    for other, theirs in enumerate(everyone):
+        if theirs != lines:
+            raise SyncConfigurationError(
+                "torchtally metric sync: metric configurations differ across ranks, so their "
+                "states cannot be combined. "
+                + _first_difference(rank, lines, other, theirs)
+                + " Every rank must create the same metrics, with the same arguments, in the "
+                "same order."
+            )
+
+
+def _first_difference(rank: int, mine: list[str], other: int, theirs: list[str]) -> str:
+    for index in range(max(len(mine), len(theirs))):
+        a = mine[index] if index < len(mine) else "(none)"
+        b = theirs[index] if index < len(theirs) else "(none)"
+        if a != b:
+            return f"Metric #{index}: rank {rank} has {a}; rank {other} has {b}."
+    return f"Rank {rank} and rank {other} differ."
+
+
+def _device(metrics: Sequence[Metric]) -> torch.device:
+    for metric in metrics:
+        for _, buffer, _ in metric.states():
+            return buffer.device
+    return torch.device("cpu")
 
 
 def sync_states(metrics: Sequence[Metric], group: Any = None) -> None:
@@ -57,8 +220,18 @@ def sync_states(metrics: Sequence[Metric], group: Any = None) -> None:
         metric._local_states = {n: b.clone() for n, b in metric._buffers.items() if b is not None}
         metric._cached = None
     pg = _group(group)
-    _reduce_groups(metrics, pg)
-    _gather_cat_states(metrics, pg)
+    try:
+        # One sync at a time per process group: two threads computing different metrics
+        # would otherwise interleave their collectives. Threads that must sync concurrently
+        # need a process group each (`metric.process_group = dist.new_group()`): ranks cannot
+        # agree on the order in which their threads take a lock.
+        with _lock_for(pg):
+            _check_same_layout(metrics, pg)
+            _reduce_groups(metrics, pg)
+            _gather_cat_states(metrics, pg)
+    except BaseException:
+        unsync_states(metrics)  # leave the local state usable, whatever went wrong
+        raise
 
 
 def unsync_states(metrics: Sequence[Metric]) -> None:
@@ -74,6 +247,7 @@ def unsync_states(metrics: Sequence[Metric]) -> None:
             else:
                 metric._buffers[name] = value
         metric._local_states = None
+        metric.__dict__.pop("_synced_cat_counts", None)
         metric._cached = None
 
 
@@ -86,7 +260,8 @@ def _reduce_groups(metrics: Sequence[Metric], pg: Any) -> None:
                 groups[(buffer.dtype, reduction)].append(buffer)
     for (_, op), buffers in groups.items():
         flat = torch.cat([b.reshape(-1) for b in buffers])
-        reduced = _wait(funcol.all_reduce(flat, _OPS[op], pg))
+        what = f"state sync (all_reduce {op} {str(flat.dtype).removeprefix('torch.')}"
+        reduced = all_reduce(flat, _OPS[op], pg, f"{what}[{flat.numel()}])")
         offset = 0
         for buffer in buffers:
             size = buffer.numel()
@@ -100,13 +275,15 @@ def _gather_cat_states(metrics: Sequence[Metric], pg: Any) -> None:
         return
     world = dist.get_world_size(pg)
     counts = torch.cat([m._buffers[m.cat_count_name(n)].reshape(1) for m, n, _ in entries])  # type: ignore[union-attr]
-    all_counts = _wait(funcol.all_gather_tensor(counts, 0, pg)).view(world, len(entries))
+    all_counts = all_gather(counts, pg, "cat fill counts (all_gather int64)")
+    all_counts = all_counts.view(world, len(entries))
     by_dtype: dict[torch.dtype, list[int]] = defaultdict(list)
     for index, (_, _, buffer) in enumerate(entries):
         by_dtype[buffer.dtype].append(index)
     for indices in by_dtype.values():
         flat = torch.cat([entries[i][2].reshape(-1) for i in indices])
-        gathered = _wait(funcol.all_gather_tensor(flat, 0, pg)).view(world, -1)
+        what = f"cat rows (all_gather {str(flat.dtype).removeprefix('torch.')}[{flat.numel()}])"
+        gathered = all_gather(flat, pg, what).view(world, -1)
         offset = 0
         for i in indices:
             metric, name, buffer = entries[i]
@@ -132,3 +309,5 @@ def _install_gathered(metric: Metric, name: str, per_rank: Tensor, counts: Tenso
     count = torch.where(overflow > 0, total_capacity + overflow, valid.sum())
     metric._buffers[name] = merged
     metric._buffers[metric.cat_count_name(name)] = count.reshape(1)
+    # Each rank's own fill count, so an overflow is reported with the rows really seen.
+    metric.__dict__.setdefault("_synced_cat_counts", {})[name] = counts

@@ -392,11 +392,27 @@ class Metric(nn.Module, ABC):
             dropped = int(lost)
             if dropped:
                 capacity = self._buffers[name].shape[0] - 1  # type: ignore[union-attr]
+                per_rank = self.__dict__.get("_synced_cat_counts", {}).get(name)
+                if per_rank is not None:
+                    self._raise_synced_overflow(name, per_rank.tolist())
                 raise MetricValueError(
                     f"`{self.name}` received {capacity + dropped} rows into its `cat` state "
                     f"{name!r} of capacity {capacity}: {dropped} rows were dropped. Register "
                     f"it with a capacity of at least {capacity + dropped}."
                 )
+
+    def _raise_synced_overflow(self, name: str, counts: list[int]) -> None:
+        """The overflow of a synced `cat` state, in each rank's own rows and capacity."""
+        local = (self._local_states or {}).get(name)
+        capacity = (local.shape[0] if local is not None else self._defaults[name].shape[0]) - 1
+        over = [rank for rank, count in enumerate(counts) if count > capacity]
+        dropped = sum(count - capacity for count in counts if count > capacity)
+        raise MetricValueError(
+            f"`{self.name}` received {sum(counts)} rows over {len(counts)} ranks into its "
+            f"`cat` state {name!r} of capacity {capacity} per rank; rank(s) {over} saw more "
+            f"(up to {max(counts)} rows): {dropped} rows were dropped. Register it with a "
+            f"capacity of at least {max(counts)}."
+        )
 
     def _filled_rows(self, name: str) -> Tensor:
         """The stored rows of the `cat` state `name` (one host read of its fill count)."""

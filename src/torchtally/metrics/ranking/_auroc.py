@@ -205,6 +205,10 @@ class AUROCMetric(Metric):
         if self.num_bins is not None or tracing(self._errors):
             return
         dropped = int(self._cat_overflow("score_bits"))  # one host read, at compute only
+        per_rank = self.__dict__.get("_synced_cat_counts", {}).get("score_bits")
+        if dropped and per_rank is not None:
+            # synced: each rank has its own capacity; report the rows each one really saw
+            self._raise_synced_overflow("score_bits", per_rank.tolist())
         if dropped:
             seen = int(self._cat_values("score_bits")[0].shape[0]) + dropped
             raise MetricValueError(
