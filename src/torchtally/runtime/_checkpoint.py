@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import errno
 import os
 import uuid
+import zipfile
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -165,9 +167,61 @@ def load(
         ) from err
 
 
-def _load_torch_file(target: str, map_location: Any, unsafe_unpickle: bool) -> Any:
+#: A torch.save zip stores its members uncompressed, so what it inflates to is about its size on
+#: disk. A member that inflates far beyond that is a decompression bomb, refused before reading.
+_ZIP_INFLATION_LIMIT = 4
+_ZIP_SLACK_BYTES = 1 << 20
+#: A loaded tensor may view more elements than its storage holds (stride 0, as `expand` makes)
+#: only up to this many bytes: beyond it, the first copy of the view would exhaust memory.
+_VIEW_LIMIT_BYTES = 1 << 30
+
+
+def _check_zip_bounds(target: str) -> None:
+    if not zipfile.is_zipfile(target):
+        return
     try:
-        return torch.load(target, map_location=map_location, weights_only=not unsafe_unpickle)
+        with zipfile.ZipFile(target) as archive:
+            inflated = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError) as err:
+        raise CheckpointError(f"Cannot load {target!r}: damaged zip ({err}).") from err
+    limit = _ZIP_INFLATION_LIMIT * os.path.getsize(target) + _ZIP_SLACK_BYTES
+    if inflated > limit:
+        raise CheckpointError(
+            f"Cannot load {target!r}: its zip members inflate to {inflated} bytes, more than "
+            f"{_ZIP_INFLATION_LIMIT}x the file's size; torch.save never compresses, so this is "
+            "refused as a decompression bomb."
+        )
+
+
+def _check_view_bounds(value: Any, target: str, depth: int = 0) -> None:
+    """Refuse tensors whose logical size is a memory bomb over a small storage."""
+    if depth > 1000:
+        raise CheckpointError(f"Cannot load {target!r}: nested more than 1000 levels deep.")
+    if isinstance(value, torch.Tensor):
+        logical = value.numel() * value.element_size()
+        stored = value.untyped_storage().nbytes()
+        if logical > _VIEW_LIMIT_BYTES and logical > stored:
+            raise CheckpointError(
+                f"Cannot load {target!r}: a tensor of shape {tuple(value.shape)} views "
+                f"{logical} bytes over a storage of {stored} bytes; refused, since copying it "
+                "would exhaust memory."
+            )
+    elif isinstance(value, dict):
+        for item in value.values():
+            _check_view_bounds(item, target, depth + 1)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _check_view_bounds(item, target, depth + 1)
+
+
+def _load_torch_file(target: str, map_location: Any, unsafe_unpickle: bool) -> Any:
+    _check_zip_bounds(target)
+    try:
+        loaded = torch.load(target, map_location=map_location, weights_only=not unsafe_unpickle)
+        _check_view_bounds(loaded, target)
+        return loaded
+    except CheckpointError:
+        raise
     except Exception as err:
         if unsafe_unpickle:
             raise CheckpointError(f"Cannot load {target!r} as a torch.save file ({err}).") from err
@@ -193,12 +247,29 @@ def _write_atomically(
         if hook is not None:
             hook("written", temp)
         os.replace(temp, target)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(OSError):
             os.remove(temp)
+        if _out_of_space(err):
+            raise CheckpointError(
+                f"Cannot save {target!r}: the disk is full or the file size limit was reached "
+                f"({err}). The previous checkpoint at that path, if any, is intact; free space "
+                "and save again."
+            ) from err
         raise
     if os.name == "posix":  # make the rename itself durable
         _fsync_path(directory, os.O_RDONLY)
+
+
+def _out_of_space(err: BaseException) -> bool:
+    """Whether a failed write ran out of space (HDF5 reports it in its message, not errno)."""
+    if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        return True
+    text = str(err)
+    return isinstance(err, Exception) and any(
+        marker in text
+        for marker in ("No space left on device", "File too large", "Disk quota exceeded")
+    )
 
 
 def _fsync_path(path: str, flags: int) -> None:
@@ -233,10 +304,17 @@ def _save_target(path: Any) -> str:
     return target
 
 
+class CheckpointNotFoundError(CheckpointError, FileNotFoundError):
+    """`load` was given a path that is not an existing file (missing, or a directory)."""
+
+
 def _existing_file(path: Any) -> str:
     target = _as_path(path)
     if not os.path.isfile(target):
-        raise FileNotFoundError(f"Argument `path` must name an existing file. Received: {target!r}")
+        what = "a directory" if os.path.isdir(target) else "missing"
+        raise CheckpointNotFoundError(
+            f"Argument `path` must name an existing file. Received: {target!r} ({what})"
+        )
     return target
 
 

@@ -1,0 +1,86 @@
+"""Checkpoint attacks that `test_checkpoint.py` does not already cover (issue 13).
+
+Covered there: truncation at many offsets, bit flips in data and manifest, hostile HDF5
+manifests, external/soft links and virtual datasets, gigantic declared shapes, deep nesting,
+pickle payloads, empty and foreign files, SIGKILL during save (the previous checkpoint loads,
+no partial file is accepted). Here: memory bombs inside `torch.save` zips, a directory given
+to `load`, and a disk that fills up during `save`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import signal
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+
+from torchtally.runtime import CheckpointError, load, save
+
+
+def _recompress(source: Path, target: Path) -> None:
+    """The same zip members, deflated: what a decompression bomb looks like."""
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, src.read(info.filename))
+
+
+def test_a_zip_that_inflates_far_beyond_its_size_is_refused(tmp_path: Path) -> None:
+    plain = tmp_path / "plain.pt"
+    torch.save({"w": torch.zeros(4 << 20)}, plain)  # 16 MiB of zeros
+    bomb = tmp_path / "bomb.pt"
+    _recompress(plain, bomb)
+    assert bomb.stat().st_size < plain.stat().st_size // 100
+    with pytest.raises(CheckpointError, match=r"decompression bomb"):
+        load(bomb)
+    assert torch.equal(load(plain)["w"], torch.zeros(4 << 20))  # the honest file still loads
+
+
+def test_a_huge_stride_0_view_over_a_tiny_storage_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "view.pt"
+    torch.save({"w": torch.zeros(1).expand(2**40)}, path)  # 4 bytes of storage
+    assert path.stat().st_size < 10_000
+    with pytest.raises(CheckpointError, match=r"views \d+ bytes over a storage of 4 bytes"):
+        load(path)
+    small = tmp_path / "small_view.pt"
+    torch.save({"w": torch.ones(1).expand(1000)}, small)  # a modest expanded view is fine
+    assert torch.equal(load(small)["w"], torch.ones(1000))
+
+
+def test_a_directory_is_a_checkpoint_error(tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match=r"must name an existing file.*\(a directory\)"):
+        load(tmp_path)
+    with pytest.raises(FileNotFoundError):  # still what torch.load raises, for old callers
+        load(tmp_path)
+
+
+@contextlib.contextmanager
+def _file_size_limit(limit: int) -> Iterator[None]:
+    """Make writes past `limit` bytes fail with EFBIG, as a full disk fails them."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, previous)
+
+
+@pytest.mark.skipif(not hasattr(resource, "RLIMIT_FSIZE"), reason="needs POSIX file limits")
+def test_a_full_disk_during_save_is_a_clear_error_and_keeps_the_previous_one(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ckpt.h5"
+    previous = {"w": torch.arange(10.0), "step": 1}
+    save(previous, path)
+    with _file_size_limit(256 * 1024), pytest.raises(CheckpointError, match=r"disk is full"):
+        save({"w": torch.randn(1 << 20), "step": 2}, path)  # 4 MiB: cannot fit
+    state = load(path)
+    assert torch.equal(state["w"], previous["w"]) and state["step"] == 1
+    assert sorted(os.listdir(tmp_path)) == ["ckpt.h5"]  # no temporary left behind
