@@ -84,3 +84,24 @@ def test_a_full_disk_during_save_is_a_clear_error_and_keeps_the_previous_one(
     state = load(path)
     assert torch.equal(state["w"], previous["w"]) and state["step"] == 1
     assert sorted(os.listdir(tmp_path)) == ["ckpt.h5"]  # no temporary left behind
+
+
+def test_temporaries_of_killed_saves_are_cleaned_by_the_next_save(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    dead_pid = int(dead.stdout)
+    orphan = tmp_path / f".ckpt.h5.{dead_pid}.0123456789ab.tmp"
+    orphan.write_bytes(b"\0" * 1000)  # what a SIGKILLed save leaves behind
+    live = tmp_path / f".ckpt.h5.{os.getppid()}.0123456789ab.tmp"  # a live process's save
+    live.write_bytes(b"\0")
+    other = tmp_path / f".other.h5.{dead_pid}.0123456789ab.tmp"  # another path's temporary
+    other.write_bytes(b"\0")
+    save({"w": torch.ones(2)}, tmp_path / "ckpt.h5")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["ckpt.h5", live.name, other.name])

@@ -240,6 +240,7 @@ def _write_atomically(
     directory, name = os.path.split(target)
     # Same directory, so the rename is atomic (same filesystem); hidden and unique per save.
     temp = os.path.join(directory, f".{name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp")
+    _remove_orphans(directory, name)
     hook = _pause_hook
     try:
         write(temp, None if hook is None else lambda s: hook(s, temp))
@@ -259,6 +260,37 @@ def _write_atomically(
         raise
     if os.name == "posix":  # make the rename itself durable
         _fsync_path(directory, os.O_RDONLY)
+
+
+def _remove_orphans(directory: str, name: str) -> None:
+    """Delete temporaries of earlier saves to the same path by processes that no longer
+    exist (a killed save leaves its full-size temporary behind). A live process's
+    temporary, or one whose name does not parse, is left alone."""
+    prefix = f".{name}."
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return
+    for entry in entries:
+        if not (entry.startswith(prefix) and entry.endswith(".tmp")):
+            continue
+        parts = entry[len(prefix) : -len(".tmp")].split(".")
+        if len(parts) != 2 or not parts[0].isdigit() or _alive(int(parts[0])):
+            continue
+        with contextlib.suppress(OSError):
+            os.remove(os.path.join(directory, entry))
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):
+        return True  # exists but not ours, or cannot tell: keep its file
+    return True
 
 
 def _out_of_space(err: BaseException) -> bool:
