@@ -52,22 +52,28 @@ def _count_update(update: _F) -> _F:
 
     @functools.wraps(update)
     def wrapped(self: Metric, *args: Any, **kwargs: Any) -> Any:
-        compiling = torch.compiler.is_compiling()
-        if not compiling:
-            # Updates are not thread-safe (states are mutated in place by several ops): a
-            # second thread entering while another is inside `update` is misuse, reported
-            # instead of silently interleaving. Eager only: nothing here is traced.
-            me = threading.get_ident()
-            owner = self.__dict__.get("_update_thread")
-            if owner is not None and owner != me:
-                raise RuntimeError(
-                    f"Metric `{self.name}` is being updated from two threads at once; "
-                    "metrics are not thread-safe. Give each thread its own metric and "
-                    "combine them with merge_state(), or serialise the updates with a lock."
-                )
+        if torch.compiler.is_compiling():
+            return _update_body(self, args, kwargs)
+        # Updates are not thread-safe (states are mutated in place by several ops): a second
+        # thread entering while another is inside `update` is misuse, reported instead of
+        # silently interleaving. `dict.setdefault` claims the metric atomically. Eager only.
+        me = threading.get_ident()
+        owner = self.__dict__.setdefault("_update_thread", me)
+        if owner != me:
+            raise RuntimeError(
+                f"Metric `{self.name}` is being updated from two threads at once; metrics are "
+                "not thread-safe. Give each thread its own metric and combine them with "
+                "merge_state(), or serialise the updates with a lock."
+            )
         outermost = self._update_depth == 0
-        if outermost and not compiling:
-            self.__dict__["_update_thread"] = me
+        try:
+            return _update_body(self, args, kwargs)
+        finally:
+            if outermost:
+                self.__dict__.pop("_update_thread", None)
+
+    def _update_body(self: Metric, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        outermost = self._update_depth == 0
         if outermost and not own_dtype:
             # As cstorch: each update sets it, so an update without it clears it.
             dtype = kwargs.pop("dtype", None)
@@ -84,13 +90,13 @@ def _count_update(update: _F) -> _F:
             result = update(self, *args, **kwargs)
         finally:
             self._update_depth -= 1
-            if outermost and not compiling:
-                self.__dict__["_update_thread"] = None
         if outermost:
             self._num_updates.add_(1)
             self._cached = None
         return result
 
+    # Its own code object per metric class too, should Dynamo ever compile it as a frame.
+    _update_body.__code__ = _update_body.__code__.replace()
     return _own_code(wrapped)  # type: ignore[return-value]
 
 
