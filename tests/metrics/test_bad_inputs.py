@@ -248,10 +248,16 @@ def _cells(case: Case) -> Iterator[Cell]:
             yield Cell(f"weight {bad}", (base[0], {**keyword, weight_key: w}), None)
         yield Cell(f"{weight_key}=-1.0 (Python)", (base[0], {**keyword, weight_key: -1.0}), None)
         if weights.dim() == 1 and weights.shape[0] == N:
-            for label, shaped in (("(N, 1)", weights[:, None]), ("(N - 1,)", weights[:-1])):
-                yield Cell(
-                    f"{weight_key} {label}", (base[0], {**keyword, weight_key: shaped}), None
-                )
+            # (N, 1) may be read as one weight per sample (the (N,) value); (N - 1,) cannot
+            per_sample = (base[0], {**keyword, weight_key: weights})
+            yield Cell(
+                f"{weight_key} (N, 1)",
+                (base[0], {**keyword, weight_key: weights[:, None]}),
+                per_sample,
+            )
+            yield Cell(
+                f"{weight_key} (N - 1,)", (base[0], {**keyword, weight_key: weights[:-1]}), None
+            )
     # empty batch: the value of no data, or an error
     if batched:
         cut = _map(base, lambda k, v: v[:0] if k in batched else v)
@@ -363,22 +369,7 @@ def totals(outcomes: list[Outcome]) -> Counter[str]:
 KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("accuracy-scores", "lists"): "classification inputs (t14)",
     ("accuracy-weighted", "lists"): "classification inputs (t14)",
-    ("calibration-ece-binary", "weights (N, 1)"): "calibration weights shape",
-    ("calibration-mce-multiclass-logits", "weights (N, 1)"): "calibration weights shape",
-    ("calibration-rms-multiclass-ignore", "weights (N, 1)"): "calibration weights shape",
     ("calibration-rms-multiclass-ignore", "weights (N - 1,)"): "calibration weights shape",
-    ("ap-exact-binary-weighted", "weights (N, 1)"): "curves weights shape",
-    ("ap-binned-binary", "weights (N, 1)"): "curves weights shape",
-    ("ap-exact-multiclass-weighted", "weights (N, 1)"): "curves weights shape",
-    ("ap-binned-multilabel-none", "weights (N, 1)"): "curves weights shape",
-    ("ap-exact-multilabel-micro", "weights (N, 1)"): "curves weights shape",
-    ("pr-curve-binned-binary", "weights (N, 1)"): "curves weights shape",
-    ("roc-binned-multiclass", "weights (N, 1)"): "curves weights shape",
-    ("roc-binned-multilabel-micro", "weights (N, 1)"): "curves weights shape",
-    ("quantile-histogram", "rank+1 (trailing)"): "histogram input shapes",
-    ("quantile-histogram", "mismatched batch"): "histogram input shapes",
-    ("quantile-histogram", "weights (N, 1)"): "histogram input shapes",
-    ("quantile-histogram", "weights (N - 1,)"): "histogram input shapes",
     ("bootstrap-mean", "rank+1 (leading)"): "bootstrap wrapper input rank",
 }
 

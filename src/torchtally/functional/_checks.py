@@ -10,6 +10,7 @@ import torch
 from torch import Tensor
 
 __all__ = [
+    "check_broadcastable_to",
     "check_same_shape",
     "check_tensor",
     "count_negative",
@@ -34,6 +35,21 @@ def check_same_shape(name_a: str, a: Tensor, name_b: str, b: Tensor) -> None:
         raise ValueError(
             f"Arguments `{name_a}` and `{name_b}` must have the same shape. "
             f"Received: {name_a}.shape={tuple(a.shape)}, {name_b}.shape={tuple(b.shape)}"
+        )
+
+
+def check_broadcastable_to(name: str, value: Tensor, target_name: str, target: Tensor) -> None:
+    """Raise unless `value` broadcasts to `target`'s shape without changing it (a `(N, 1)`
+    weight against `(N,)` values would otherwise silently make an `(N, N)` product)."""
+    try:
+        fits = torch.broadcast_shapes(value.shape, target.shape) == target.shape
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"Argument `{name}` must be a scalar or broadcastable to the shape of "
+            f"`{target_name}`. Received: {name}.shape={tuple(value.shape)}, "
+            f"{target_name}.shape={tuple(target.shape)}"
         )
 
 

@@ -10,7 +10,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_int
-from torchtally.functional._checks import count_negative
+from torchtally.functional._checks import check_broadcastable_to, count_negative
 from torchtally.functional.histogram._histogram import histogram_quantiles, histogram_update
 from torchtally.metrics._base import Metric
 
@@ -81,6 +81,8 @@ class QuantileMetric(Metric):
 
     def update(self, values: Tensor, weights: Tensor | None = None) -> None:
         """Add values (any shape) with optional weights broadcastable to them."""
+        if isinstance(weights, Tensor) and isinstance(values, Tensor):
+            check_broadcastable_to("weights", weights, "values", values)
         self.counts.add_(histogram_update(values, self.low, self.high, self.num_bins, weights))
         if self.check_values:
             # NaN compares False both ways, so it is counted apart from the out-of-range values.
