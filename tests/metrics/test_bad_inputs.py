@@ -369,7 +369,6 @@ def totals(outcomes: list[Outcome]) -> Counter[str]:
 KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("accuracy-scores", "lists"): "classification inputs (t14)",
     ("accuracy-weighted", "lists"): "classification inputs (t14)",
-    ("calibration-rms-multiclass-ignore", "weights (N - 1,)"): "calibration weights shape",
     ("bootstrap-mean", "rank+1 (leading)"): "bootstrap wrapper input rank",
 }
 

@@ -115,6 +115,11 @@ class CalibrationErrorMetric(Metric):
         keep = None
         if self.ignore_index is not None:
             keep = target.reshape(-1) != self.ignore_index
+            if weights is not None and weights.dim() and weights.numel() != confidence.numel():
+                raise ValueError(
+                    "Argument `weights` must be a scalar or hold one weight per sample "
+                    f"({confidence.numel()}). Received: weights.shape={tuple(weights.shape)}"
+                )
             base = torch.ones_like(confidence) if weights is None else weights
             weights = torch.where(keep, base.to(torch.float64).reshape(-1), 0.0)
         self.table.add_(calibration_update(confidence, accuracy, self.n_bins, weights))
