@@ -180,3 +180,10 @@ def two_threads_per_rank(rank: int, world: int) -> dict[str, list[tuple[str, str
         results[mode] = outcomes
         dist.barrier()
     return results
+
+
+def one_rank_of_three_differs(rank: int, world: int) -> tuple[str, str]:
+    """Two ranks agree on MSE, the last has MAE: all three must refuse, not just the odd one."""
+    metric = MAEMetric(name="error") if rank == world - 1 else MSEMetric(name="error")
+    metric.update(torch.ones(3), torch.zeros(3))
+    return _outcome(metric.compute)

@@ -108,3 +108,10 @@ def test_the_sync_timeout_is_configurable(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("TORCHTALLY_SYNC_TIMEOUT", "soon")
     with pytest.raises(ValueError, match=r"`TORCHTALLY_SYNC_TIMEOUT` must be a positive"):
         sync_timeout()
+
+
+def test_one_odd_rank_out_of_three_makes_every_rank_raise() -> None:
+    results = workers.run_ranks(workers.one_rank_of_three_differs, 3, timeout=120)
+    for rank, (kind, message) in enumerate(results):
+        assert kind == "SyncConfigurationError", (rank, kind, message)
+        assert "MAEMetric" in message and "MSEMetric" in message
