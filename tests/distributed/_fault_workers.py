@@ -25,6 +25,7 @@ import torch.multiprocessing as mp
 from torchtally.distributed import set_sync_timeout
 from torchtally.metrics import (
     AUROCMetric,
+    F1ScoreMetric,
     MAEMetric,
     MeanIOUMetric,
     Metric,
@@ -108,6 +109,9 @@ def mismatched_configurations(rank: int, world: int) -> dict[str, Any]:
     auroc = AUROCMetric(capacity=100 * (rank + 1))
     auroc.update(torch.randint(0, 2, (20,), generator=g), torch.rand(20, generator=g))
     results["auroc_capacity"] = _outcome(auroc.compute)
+    f1 = F1ScoreMetric(3, average_type="macro" if rank == 0 else "micro")
+    f1.update(labels, labels)
+    results["f1_macro_vs_micro"] = _outcome(f1.compute)
     same = _updated(MSEMetric(), y, p)  # the group still works after the refusals
     results["same_afterwards"] = _outcome(lambda: float(same.compute()))
     results["overflow"] = overflow_across_ranks(rank, world)

@@ -35,6 +35,7 @@ def mismatch_results() -> list[dict]:
         ("collection_order", ("MSEMetric", "MAEMetric")),
         ("mean_iou_3_vs_4", ("num_classes=3", "num_classes=4")),
         ("auroc_capacity", ("[101]", "[201]")),
+        ("f1_macro_vs_micro", ("'macro'", "'micro'")),
     ],
 )
 def test_mismatched_configurations_raise_on_every_rank(

@@ -155,8 +155,32 @@ def layout_signature(metrics: Sequence[Metric]) -> list[str]:
             f"{name}{list(buffer.shape)}:{str(buffer.dtype).removeprefix('torch.')}:{reduction}"
             for name, buffer, reduction in metric.states()
         )
-        lines.append(f"{type(metric).__qualname__}({metric.extra_repr()}) [{states}]")
+        lines.append(f"{type(metric).__qualname__}({_configuration(metric)}) [{states}]")
     return lines
+
+
+#: Public attributes that may legitimately differ between ranks.
+_RANK_LOCAL_ATTRIBUTES = frozenset({"training", "sync_on_compute", "check_values", "process_group"})
+
+
+def _configuration(metric: Metric) -> str:
+    """The metric's plain public settings (its name, `average`, `k`, ...) and its shared
+    statistic: what `compute` depends on beyond the state layout (macro against micro F1)."""
+    items = [
+        f"{key}={value!r}"
+        for key, value in sorted(vars(metric).items())
+        if not key.startswith("_") and key not in _RANK_LOCAL_ATTRIBUTES and _plain(value)
+    ]
+    statistic = repr(metric.shared_statistic())
+    if " at 0x" not in statistic:  # an object's address differs on every rank
+        items.append(f"statistic={statistic}")
+    return ", ".join(items)
+
+
+def _plain(value: Any) -> bool:
+    if value is None or isinstance(value, bool | int | float | str | torch.dtype):
+        return True
+    return isinstance(value, tuple | list) and len(value) <= 64 and all(map(_plain, value))
 
 
 def _check_same_layout(metrics: Sequence[Metric], pg: Any) -> None:
