@@ -75,6 +75,8 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | _LAZY_SUBMODULES)
+
+
 __all__ = [
     "Backend",
     "BackendType",
@@ -87,6 +89,7 @@ __all__ = [
     "backends",
     "bench",
     "checkpoint_closure",
+    "compat",
     "compile",
     "compile_step",
     "current_backend",
