@@ -263,3 +263,33 @@ def test_scale_per_param_equals_cerebras(cs_optim: Any) -> None:
             rates.append([float(group["lr"]) for group in opt.param_groups])
         sequences.append(rates)
     assert sequences[1] == [pytest.approx(r, rel=RTOL) for r in sequences[0]]
+
+
+@pytest.mark.parametrize("tags", ["decay", ["decay", None], None])
+def test_param_group_tags_select_groups_as_cerebras(tags: Any, cs_optim: Any) -> None:
+    def groups() -> list[dict[str, Any]]:
+        return [
+            {"params": [torch.nn.Parameter(torch.zeros(2))], "tags": "decay"},
+            {"params": [torch.nn.Parameter(torch.zeros(2))], "tags": ["other", "decay"]},
+            {"params": [torch.nn.Parameter(torch.zeros(2))], "tags": "other"},
+            {"params": [torch.nn.Parameter(torch.zeros(2))]},
+        ]
+
+    kwargs = {"initial_learning_rate": 0.1, "end_learning_rate": 0.01, "total_iters": 20}
+    sequences = []
+    for module, optim_module in ((cs_optim.lr_scheduler, cs_optim), (optim.lr_scheduler, optim)):
+        opt = optim_module.SGD(groups(), lr=0.5)
+        scheduler = module.LinearLR(opt, **kwargs, param_group_tags=tags)
+        rates = [[float(group["lr"]) for group in opt.param_groups]]
+        for _ in range(30):
+            opt.step()
+            scheduler.step()
+            rates.append([float(group["lr"]) for group in opt.param_groups])
+        sequences.append(rates)
+    assert sequences[1] == [pytest.approx(r, rel=RTOL) for r in sequences[0]]
+
+
+def test_param_group_tags_matching_nothing_is_an_error() -> None:
+    opt = optim.SGD([{"params": [torch.nn.Parameter(torch.zeros(2))], "tags": "a"}], lr=0.5)
+    with pytest.raises(ValueError, match="Argument `param_group_tags` matches no"):
+        optim.lr_scheduler.ConstantLR(opt, 0.1, param_group_tags="b")
