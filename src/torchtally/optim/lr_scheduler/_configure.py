@@ -51,8 +51,8 @@ SCHEDULERS: dict[str, type[LRScheduler]] = {
         StepLR,
     )
 }
-_CHAINED = ("chainedlr", "chainedscheduler")
-_SEQUENTIAL = ("sequentiallr",)
+_CHAINED = ("chainedlr", "chainedscheduler", "chained")
+_SEQUENTIAL = ("sequentiallr", "sequential")
 
 
 def _scheduler_class(name: Any) -> type[LRScheduler]:
