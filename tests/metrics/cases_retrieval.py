@@ -62,7 +62,12 @@ CASES = [
         lambda g, n: _grouped(g, n, graded=True),
         bad=[((torch.rand(1, 2), torch.tensor([[-1, 2]])), {}, "invalid targets (1 value)")],
     ),
-    Case("retrieval-mrr-skip", lambda: RetrievalMRRMetric(empty_target_action="skip"), _grouped),
+    Case(
+        "retrieval-mrr-skip",
+        lambda: RetrievalMRRMetric(empty_target_action="skip"),
+        _grouped,
+        bad=_BAD,
+    ),
     Case(
         "retrieval-map-error",
         lambda: RetrievalMAPMetric(top_k=4, empty_target_action="error"),
@@ -76,14 +81,17 @@ CASES = [
             ),
         ],
     ),
-    Case("retrieval-hit-rate-at-2", lambda: RetrievalHitRateMetric(top_k=2), _grouped),
+    Case("retrieval-hit-rate-at-2", lambda: RetrievalHitRateMetric(top_k=2), _grouped, bad=_BAD),
     Case(
         "retrieval-precision-at-4-pos-max",
         lambda: RetrievalPrecisionMetric(top_k=4, empty_target_action="pos", aggregation="max"),
         _grouped,
+        bad=_BAD,
     ),
-    Case("retrieval-recall-min", lambda: RetrievalRecallMetric(aggregation="min"), _grouped),
-    Case("retrieval-r-precision", lambda: RetrievalRPrecisionMetric(), _grouped),
+    Case(
+        "retrieval-recall-min", lambda: RetrievalRecallMetric(aggregation="min"), _grouped, bad=_BAD
+    ),
+    Case("retrieval-r-precision", lambda: RetrievalRPrecisionMetric(), _grouped, bad=_BAD),
     Case(
         "retrieval-ndcg-flat",
         lambda: RetrievalNDCGMetric(top_k=3, capacity=64),
