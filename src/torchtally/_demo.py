@@ -149,14 +149,8 @@ def _fit(out: Path, epochs: int) -> tuple[nn.Module, dict[str, float], int, tupl
     steps = epochs * ((len(x_fit) + 63) // 64)
     scheduler = optim.lr_scheduler.CosineDecayLR(optimizer, 3e-3, 3e-4, steps)
     logdir = out / "logs"
-    learner: Learner | None = None
-
-    def stop() -> None:
-        if learner is not None:
-            learner.request_stop()
-
     observers = [
-        make_renderer(stop_callback=stop),
+        make_renderer(),  # the learner binds its request_stop to `q`
         FileLogger(logdir, format="csv"),
         TensorBoardLogger(logdir / "tensorboard"),
         SummaryTable(),

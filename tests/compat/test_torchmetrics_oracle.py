@@ -14,6 +14,11 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
 def _same(ours: Any, theirs: Any, case: Case, where: str) -> None:
+    if isinstance(theirs, (tuple, list)):  # curves: (x, y, thresholds)
+        assert isinstance(ours, (tuple, list)) and len(ours) == len(theirs), f"{case.id} {where}"
+        for i, (mine, other) in enumerate(zip(ours, theirs, strict=True)):
+            _same(mine, other, case, f"{where} [{i}]")
+        return
     theirs = torch.as_tensor(theirs)
     ours = torch.as_tensor(ours)
     assert ours.shape == theirs.shape, f"{case.id} {where}: shape {ours.shape} vs {theirs.shape}"

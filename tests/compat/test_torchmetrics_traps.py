@@ -131,3 +131,20 @@ def test_perplexity_counts_out_of_vocabulary_ids() -> None:
     metric.update(torch.randn(1, 3, 5), torch.tensor([[0, 1, 7]]))
     with pytest.raises(MetricValueError, match="token ids"):
         metric.compute()
+
+
+def test_plot_draws_scalars_vectors_matrices_and_histories() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metric = ttm.MulticlassAccuracy(3, average="none")
+    metric.update(torch.tensor([0, 1, 2, 2]), torch.tensor([0, 1, 1, 2]))
+    _fig, ax = metric.plot()
+    assert len(ax.patches) == 3  # one bar per class
+    _, ax = ttm.MulticlassConfusionMatrix(3).plot(torch.eye(3))
+    assert ax.images
+    _, ax = ttm.MeanMetric().plot([torch.tensor(1.0), torch.tensor(2.0)])
+    assert list(ax.lines[0].get_ydata()) == [1.0, 2.0]
+    plt.close("all")

@@ -465,7 +465,192 @@ def facade_cases() -> list[Case]:
                     tm_top,
                 )
             )
+    for task in ("binary", "multiclass", "multilabel"):
+        kwargs = {"task": task, "num_classes": C, "num_labels": L, "thresholds": 50}
+        cases.append(
+            Case(
+                f"AUROC(task={task})",
+                "AUROC",
+                kwargs,
+                _batches(task, "logits", None),
+                ours_top,
+                tm_top,
+            )
+        )
     return cases
 
 
 CASES += facade_cases()
+
+
+def curve_cases() -> list[Case]:
+    cases = []
+    for name in (
+        "BinaryAUROC",
+        "BinaryAveragePrecision",
+        "BinaryROC",
+        "BinaryPrecisionRecallCurve",
+    ):
+        for kind, ignore in itertools.product(("probs", "logits", "multidim"), (None, -1)):
+            for thresholds in (5, 101, [0.1, 0.5, 0.9]):
+                kwargs = {"thresholds": thresholds, "ignore_index": ignore}
+                cases.append(
+                    Case(f"{name}[{kind}|{kwargs}]", name, kwargs, _batches("binary", kind, ignore))
+                )
+    for kind, ignore, average in itertools.product(
+        ("probs", "logits", "nchw"), (None, 0, -100), ("macro", "weighted", "none")
+    ):
+        for thresholds in (5, 101):
+            kwargs = {
+                "num_classes": C,
+                "average": average,
+                "thresholds": thresholds,
+                "ignore_index": ignore,
+            }
+            cases.append(
+                Case(
+                    f"MulticlassAUROC[{kind}|{kwargs}]",
+                    "MulticlassAUROC",
+                    kwargs,
+                    _batches("multiclass", kind, ignore),
+                )
+            )
+    for kind, ignore, average in itertools.product(
+        ("probs", "logits", "multidim"), (None, -1), ("micro", "macro", "weighted", "none")
+    ):
+        kwargs = {"num_labels": L, "average": average, "thresholds": 11, "ignore_index": ignore}
+        cases.append(
+            Case(
+                f"MultilabelAUROC[{kind}|{kwargs}]",
+                "MultilabelAUROC",
+                kwargs,
+                _batches("multilabel", kind, ignore),
+            )
+        )
+    return cases
+
+
+CASES += curve_cases()
+
+
+def calibration_cases() -> list[Case]:
+    import torchmetrics as tm_top
+
+    from torchtally.compat import torchmetrics as ours_top
+
+    cases = []
+    for norm, n_bins in itertools.product(("l1", "l2", "max"), (5, 15)):
+        for kind, ignore in itertools.product(("probs", "logits", "multidim"), (None, -1)):
+            kwargs: dict[str, Any] = {"n_bins": n_bins, "norm": norm, "ignore_index": ignore}
+            cases.append(
+                Case(
+                    f"BinaryCalibrationError[{kind}|{kwargs}]",
+                    "BinaryCalibrationError",
+                    kwargs,
+                    _batches("binary", kind, ignore),
+                )
+            )
+        for kind, ignore in itertools.product(("probs", "logits", "nchw"), (None, 0, -100)):
+            kwargs = {"num_classes": C, "n_bins": n_bins, "norm": norm, "ignore_index": ignore}
+            cases.append(
+                Case(
+                    f"MulticlassCalibrationError[{kind}|{kwargs}]",
+                    "MulticlassCalibrationError",
+                    kwargs,
+                    _batches("multiclass", kind, ignore),
+                )
+            )
+    for task in ("binary", "multiclass"):
+        kwargs = {"task": task, "num_classes": C, "norm": "l2"}
+        cases.append(
+            Case(
+                f"CalibrationError(task={task})",
+                "CalibrationError",
+                kwargs,
+                _batches(task, "logits", None),
+                ours_top,
+                tm_top,
+            )
+        )
+    return cases
+
+
+CASES += calibration_cases()
+
+
+def _segmentation_batches(fmt: str) -> Callable[[torch.Generator], list[Batch]]:
+    def make(g: torch.Generator) -> list[Batch]:
+        out = []
+        for _ in range(3):
+            target = torch.randint(0, C - 1, (3, 6, 5), generator=g)  # class C-1 never in target
+            scores = torch.randn(3, C, 6, 5, generator=g)
+            onehot_target = torch.nn.functional.one_hot(target, C).movedim(-1, 1)
+            if fmt == "index":
+                out.append((scores.argmax(1), target))
+            elif fmt == "mixed":
+                out.append((scores, target))
+            elif fmt == "scores":
+                out.append((scores, onehot_target))
+            else:
+                out.append(
+                    (torch.nn.functional.one_hot(scores.argmax(1), C).movedim(-1, 1), onehot_target)
+                )
+        return out
+
+    return make
+
+
+def segmentation_cases() -> list[Case]:
+    import torchmetrics.segmentation as tms
+
+    from torchtally.compat.torchmetrics import segmentation as our_seg
+
+    cases = []
+    for fmt, background, per_class in itertools.product(
+        ("one-hot", "scores", "index", "mixed"), (True, False), (False, True)
+    ):
+        input_format = "one-hot" if fmt == "scores" else fmt
+        kwargs = {
+            "num_classes": C,
+            "include_background": background,
+            "per_class": per_class,
+            "input_format": input_format,
+        }
+        cases.append(
+            Case(
+                f"MeanIoU[{fmt}|{kwargs}]",
+                "MeanIoU",
+                kwargs,
+                _segmentation_batches(fmt),
+                our_seg,
+                tms,
+            )
+        )
+    for fmt, background, average, level in itertools.product(
+        ("one-hot", "scores", "index"),
+        (True, False),
+        ("micro", "macro", "weighted", "none"),
+        ("samplewise", "global"),
+    ):
+        input_format = "one-hot" if fmt == "scores" else fmt
+        kwargs = {
+            "num_classes": C,
+            "include_background": background,
+            "average": average,
+            "aggregation_level": level,
+            "input_format": input_format,
+        }
+        cases.append(
+            Case(
+                f"DiceScore[{fmt}|{kwargs}]",
+                "DiceScore",
+                kwargs,
+                _segmentation_batches(fmt),
+                our_seg,
+                tms,
+            )
+        )
+    return cases
+
+
+CASES += segmentation_cases()

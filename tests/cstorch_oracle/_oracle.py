@@ -183,6 +183,15 @@ class _CPUBackend:
         if not isinstance(scheduler.last_epoch, torch.Tensor):
             scheduler.last_epoch = torch.tensor(scheduler.last_epoch, dtype=torch.int64)
 
+    @property
+    def is_csx(self) -> bool:
+        # The checkpoint writer/reader asks the backend object itself (`backend.is_csx`).
+        return bool(self.backend_type.is_csx)
+
+    def to_cpu(self, tensor: Any) -> Any:
+        # The checkpoint serializer moves tensors through the backend; on CPU that is `.to`.
+        return tensor.to("cpu") if isinstance(tensor, torch.Tensor) else tensor
+
     def setup_grad_scaler(self, scaler: Any) -> None:
         pass
 
@@ -215,6 +224,9 @@ def as_csx() -> Any:
 def module(name: str) -> types.ModuleType:
     """Import ``cerebras.pytorch.<name>`` (e.g. ``"metrics"``) from the real sources."""
     cs = load()
+    if name.split(".")[0] == "optim":
+        # Schedulers call `cstorch.amp.update_if_finite` on every step.
+        module("amp")
     mod = importlib.import_module(f"cerebras.pytorch.{name}")
     head = name.split(".")[0]
     setattr(cs, head, importlib.import_module(f"cerebras.pytorch.{head}"))

@@ -269,3 +269,15 @@ def test_empty_overlap_metrics_return_zero_as_cstorch(cs_metrics: types.ModuleTy
         ours, theirs = getattr(tt, name)(3, [0, 1], "m"), getattr(cs_metrics, name)(3, [0, 1], "m")
         labels = predictions = torch.tensor([0, 1, 0])
         _feed(ours, theirs, iter([(labels, predictions, None)]))
+
+
+def test_accuracy_reshapes_index_predictions_of_another_shape(cs_metrics: types.ModuleType) -> None:
+    """cstorch warns and reshapes predictions with as many elements as the labels."""
+    labels, predictions = torch.tensor([0, 1, 1, 2]), torch.tensor([[0], [1], [0], [2]])
+    theirs = cs_metrics.AccuracyMetric("a")
+    with pytest.warns(UserWarning):
+        theirs.update(labels, predictions)
+    ours = tt.AccuracyMetric("a")
+    with pytest.warns(UserWarning, match="reshaped to the shape of `labels`"):
+        ours.update(labels, predictions)
+    _assert_same(ours.compute(), theirs.compute())

@@ -41,7 +41,8 @@ def _read(fd: int, screen: Screen, decoder: codecs.IncrementalDecoder, seconds: 
 
 
 @pytest.mark.slow
-def test_q_stops_the_readme_learner_with_a_final_checkpoint(tmp_path):
+@pytest.mark.parametrize("key", [b"q", b"\x03"], ids=["q", "ctrl-c"])
+def test_q_stops_the_readme_learner_with_a_final_checkpoint(tmp_path, key):
     pytest.importorskip("rich")
     master, slave = pty.openpty()
     _set_size(slave, 110, 36)
@@ -70,7 +71,7 @@ def test_q_stops_the_readme_learner_with_a_final_checkpoint(tmp_path):
             if screen.alternate and "q: stop" in text and re.search(r"global step [1-9]", text):
                 break
         assert "q: stop" in screen.text(), screen.text()
-        os.write(master, b"q")
+        os.write(master, key)  # Ctrl-C: the terminal sends SIGINT to the foreground group
         deadline = time.monotonic() + 60
         while open_ and process.poll() is None and time.monotonic() < deadline:
             open_ = _read(master, screen, decoder, 0.1)

@@ -132,3 +132,25 @@ def test_orphaned_temp_files_are_removed_and_retention_spans_restarts(tmp_path):
     removed = prune_checkpoints(folder, ("train", "valid"), 1)
     assert [p.name for p in removed] == ["epoch-1.h5", "epoch-2.h5"]
     assert sorted(p.name for p in folder.glob("*.h5")) == ["epoch-3.h5", "other.h5"]
+
+
+def test_resume_without_checkpoints_leaves_earlier_logs_alone(tmp_path):
+    from torchtally.learn import FileLogger, Learner
+
+    def run() -> None:
+        torch.manual_seed(0)
+        model = torch.nn.Linear(2, 2)
+        data = torch.utils.data.TensorDataset(torch.randn(32, 2), torch.arange(32) % 2)
+        learner = Learner(
+            model,
+            torch.optim.SGD(model.parameters(), lr=0.1),
+            num_epochs=1,
+            observers=[FileLogger(tmp_path)],  # the learner itself has no logdir
+        )
+        learner.fit(torch.utils.data.DataLoader(data, batch_size=8), resume=True)
+
+    run()
+    first = read_records(tmp_path, "train")
+    run()  # nothing to resume from: a fresh run, appended
+    assert read_records(tmp_path, "train")[: len(first)] == first
+    assert len(read_records(tmp_path, "train")) == 2 * len(first)

@@ -1,8 +1,8 @@
 """Registry cases for the wrappers.
 
 `BootStrapper` draws Poisson weights keyed by the update count and the position in the batch,
-so splitting a batch changes the draws: it joins the invariants that do not compare split and
-whole runs (traceable, reset, device moves); its merge and statistics are tested in
+and `Running` keeps the last updates, so splitting a batch changes their values: they join the invariants that do not compare split and
+whole runs (traceable, reset, device moves); their merge, statistics and windows are tested in
 `tests/metrics/wrappers/`.
 """
 
@@ -13,7 +13,7 @@ from cases import Args, Case, labels_and_scores
 
 from torchtally.metrics import MeanMetric
 from torchtally.metrics.calibration import CalibrationErrorMetric
-from torchtally.metrics.wrappers import BootStrapper
+from torchtally.metrics.wrappers import BootStrapper, Running
 
 
 def _correct(g: torch.Generator, n: int) -> Args:
@@ -25,7 +25,7 @@ def _calibration(g: torch.Generator, n: int) -> Args:
     return (torch.softmax(scores, 1), labels), {}
 
 
-RESAMPLING_CASES = [
+ORDER_DEPENDENT_CASES = [
     Case(
         "bootstrap-mean",
         lambda: BootStrapper(MeanMetric(), 8, quantile=(0.1, 0.9), weight_arg="weight"),
@@ -36,6 +36,10 @@ RESAMPLING_CASES = [
         lambda: BootStrapper(CalibrationErrorMetric(3, n_bins=5), 4, raw=True),
         _calibration,
     ),
+    Case(
+        "running-calibration", lambda: Running(CalibrationErrorMetric(3, n_bins=5), 3), _calibration
+    ),
+    Case("running-mean", lambda: Running(MeanMetric(), 2), _correct),
 ]
 
-__all__ = ["RESAMPLING_CASES"]
+__all__ = ["ORDER_DEPENDENT_CASES"]

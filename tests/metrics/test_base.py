@@ -223,3 +223,56 @@ def test_registry_get_all_metrics_and_compute_all_metrics_as_cstorch() -> None:
     gc.collect()
     assert "reg_acc" not in Metric.registry
     assert not [n for n, _ in get_all_metrics() if n.startswith("reg_")]
+
+
+class _Rows(Metric):
+    """A user metric with a `cat` state and no overflow handling of its own."""
+
+    def __init__(self, capacity: int) -> None:
+        super().__init__()
+        self.register_state("rows", torch.zeros(capacity, 2), reduction="cat")
+
+    def update(self, x: Tensor) -> None:
+        self._cat_append("rows", x)
+
+    def compute(self) -> Tensor:
+        values, count = self._cat_values("rows")
+        return torch.where((torch.arange(values.shape[0]) < count)[:, None], values, 0.0).sum()
+
+
+def test_every_cat_state_raises_on_overflow() -> None:
+    metric = _Rows(capacity=3)
+    metric.update(torch.ones(2, 2))
+    assert float(metric) == 4.0
+    metric.update(torch.ones(2, 2))  # 4 rows into 3
+    with pytest.raises(
+        MetricValueError,
+        match=r"received 4 rows into its `cat` state 'rows' of capacity 3: 1 rows were dropped",
+    ):
+        metric.compute()
+    unchecked = _Rows(capacity=1)
+    unchecked.check_values = False  # the overflow is not a value check: it still raises
+    unchecked.update(torch.ones(2, 2))
+    with pytest.raises(MetricValueError, match="capacity of at least 2"):
+        unchecked.compute()
+
+
+def test_a_cat_state_is_saved_as_its_filled_rows_and_restored_into_its_buffer() -> None:
+    metric = _Rows(capacity=100).persistent(True)
+    metric.update(torch.arange(6.0).reshape(3, 2))
+    saved = metric.state_dict()
+    assert saved["rows"].shape == (3, 2)  # not the 100-row buffer
+    assert torch.equal(saved["rows"], torch.arange(6.0).reshape(3, 2))
+    restored = _Rows(capacity=100).persistent(True)
+    address = restored.rows.data_ptr()
+    restored.load_state_dict(saved, strict=True)
+    assert restored.rows.shape == (101, 2) and restored.rows.data_ptr() == address
+    restored.update(torch.ones(1, 2))
+    assert float(restored) == 15.0 + 2.0
+    assert int(restored.rows_count) == 4
+    only = _Rows(capacity=100)
+    only.load_state_dict_all(metric.state_dict_all())
+    assert metric.state_dict_all()["rows"].shape == (3, 2)
+    assert float(only) == 15.0
+    with pytest.raises(ValueError, match=r"at most capacity=1 rows for the `cat` state 'rows'"):
+        _Rows(capacity=1).persistent(True).load_state_dict(saved)

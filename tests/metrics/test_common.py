@@ -16,6 +16,9 @@ import cases_calibration
 import cases_classification
 import cases_core
 import cases_curves
+import cases_histogram
+import cases_image
+import cases_multilabel
 import cases_ranking
 import cases_retrieval
 import cases_wrappers
@@ -31,8 +34,11 @@ CASES: list[Case] = [*cases_core.CASES, *cases_classification.CASES, *cases_rank
 CASES += cases_retrieval.CASES
 CASES += cases_calibration.CASES
 CASES += cases_curves.CASES
+CASES += cases_image.CASES
+CASES += cases_histogram.CASES
+CASES += cases_multilabel.CASES
 ALL_CASES: list[Case] = [*CASES, *cases_core.LAST_VALUE_CASES]
-ALL_CASES += cases_wrappers.RESAMPLING_CASES
+ALL_CASES += cases_wrappers.ORDER_DEPENDENT_CASES
 
 
 def _ids(cases: list[Case]) -> list[str]:

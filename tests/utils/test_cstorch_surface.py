@@ -202,3 +202,32 @@ def test_executor_artifact_dirs_are_numbered_per_backend(tmp_path: Path) -> None
     assert first.artifact_dir == tmp_path / "executors" / "000001"
     assert second.artifact_dir == tmp_path / "executors" / "000002"
     assert second.artifact_dir.is_dir()
+
+
+def test_backends_flags_and_pol() -> None:
+    flags = cstorch.backends
+    try:
+        assert flags.csx.precision.optimization_level == 1  # cstorch's default
+        assert cstorch.current_pol() == 1
+        flags.csx.precision.optimization_level = 2
+        assert cstorch.current_pol() == 2
+        with pytest.raises(ValueError, match="optimization_level"):
+            flags.csx.precision.optimization_level = 3
+        with pytest.raises(AttributeError):
+            flags.csx.performance.no_such_flag = 1  # type: ignore[attr-defined]
+        flags.csx.performance.transfer_processes = 8
+        with cstorch.pol(level=0):
+            assert cstorch.current_pol() == 0
+            with cstorch.pol(bwd_level=2):  # no forward level: the enclosing one stays
+                assert cstorch.current_pol() == 0
+
+        @cstorch.pol(level=1)
+        def inner() -> int:
+            return cstorch.current_pol()
+
+        assert inner() == 1 and cstorch.current_pol() == 2
+        with pytest.raises(ValueError, match="level"):
+            cstorch.pol(level=5)
+    finally:
+        flags.reset()
+    assert flags.csx.performance.transfer_processes == 5

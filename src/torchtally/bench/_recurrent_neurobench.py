@@ -7,8 +7,9 @@ places, which make leaderboard numbers, so they are reproduced here as NeuroBenc
 
 * a gate is "non-zero" when any of its products or biases is, not by its value;
 * an LSTM's dense count has only the products with the non-zero entries of `h` and `c`;
-* the GRU's `n` gate is tested on its hidden term plus the input bias, and `1 - z` is taken
-  before `z` is binarised (so it is zero exactly where one product or bias feeds `z`).
+* the GRU's `n` gate is tested on its hidden term plus element 2 of the input bias (for every
+  unit), and `1 - z` is taken before `z` is binarised (so it is zero exactly where one
+  product or bias feeds `z`).
 
 Where NeuroBench has no right number, `neurobench_cells_ops` leaves those calls to the caller, which counts them
 by the gate equations: a cell called without a state (NeuroBench fails on an LSTMCell, and on
@@ -92,7 +93,9 @@ def _gru(cell: nn.GRUCell, x: Tensor, h: Tensor, dense: bool) -> Tensor | None:
     r, z = gates[..., :size], gates[..., size : 2 * size]
     hidden_n = from_hidden[..., 2 * size :]
     reset_term = (r != 0) & ((hidden_n + b_hh[2 * size :]) != 0)
-    n = (hidden_n + b_ih[2 * size :] + reset_term.to(torch.float32)) != 0
+    # NeuroBench adds input-bias element 2 (it indexes the unreshaped bias column) to every
+    # unit of the n gate, not the n gate's own input biases.
+    n = (hidden_n + b_ih[2] + reset_term.to(torch.float32)) != 0
     keep = z != 1  # 1 - z on the unbinarised count
     state_nonzero = torch.ones_like(h, dtype=torch.bool) if dense else h != 0
     ops = ops + _per_call(reset_term) + _per_call(keep & n)

@@ -19,6 +19,8 @@ from torchtally.functional.classification import (
     top_k_accuracy,
 )
 from torchtally.functional.curves import average_precision, precision_recall_curve, roc_curve
+from torchtally.functional.image import psnr, ssim
+from torchtally.functional.multilabel import hamming_score
 from torchtally.functional.ranking import auc, auroc, binned_auroc, precision_at_k, recall_at_k
 from torchtally.functional.regression import (
     mean_absolute_error,
@@ -35,6 +37,7 @@ from torchtally.functional.retrieval import (
     retrieval_r_precision,
     retrieval_recall,
 )
+from torchtally.functional.text import char_error_rate, word_error_rate
 
 __all__ = [
     "accuracy",
@@ -44,11 +47,13 @@ __all__ = [
     "average_precision",
     "binned_auroc",
     "calibration_error",
+    "char_error_rate",
     "class_counts",
     "confusion_matrix",
     "dice_coefficient",
     "f1_score",
     "fbeta_score",
+    "hamming_score",
     "mean",
     "mean_absolute_error",
     "mean_iou",
@@ -58,6 +63,7 @@ __all__ = [
     "precision",
     "precision_at_k",
     "precision_recall_curve",
+    "psnr",
     "r2_score",
     "recall",
     "recall_at_k",
@@ -71,5 +77,7 @@ __all__ = [
     "retrieval_recall",
     "roc_curve",
     "smape",
+    "ssim",
     "top_k_accuracy",
+    "word_error_rate",
 ]

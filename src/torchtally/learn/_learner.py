@@ -315,13 +315,16 @@ class Learner:
         Example:
             >>> learner.fit(train_loader, valid_loader, resume=True)  # continue if stopped
         """
+        loaded = False
         if resume is True:
             folder = self.checkpoint_dir
             found = None if folder is None else latest_checkpoint(folder, _EPOCH_SPLITS)
             if found is not None:
                 self.resume(found)
+                loaded = True
         elif resume is not False:
             self.resume(resume)
+            loaded = True
         splits = ("train", "valid") if valid_loader is not None else ("train",)
         if self._monitored is not None and self._monitored[0] not in splits:
             raise ValueError(
@@ -332,7 +335,11 @@ class Learner:
         self.stopped_at_epoch = None
         loaders = {"train": train_loader, "valid": valid_loader}
         names = {split: self._metrics[split].names for split in splits}
-        resumed = {s: self._loop.counter(s) for s in splits} if resume is not False else None
+        # Rows past the checkpoint (or, with checkpoints on but none written yet, every row of
+        # the run that died before its first) are logged again: file loggers drop them. Without
+        # checkpoints a "resume" starts afresh, and earlier logs are left alone.
+        redo = loaded or (resume is True and self.checkpoint_dir is not None)
+        resumed = {s: self._loop.counter(s) for s in splits} if redo else None
         info = RunInfo(
             splits, self.num_epochs, names, self._logdir_text(), self._position.epoch, resumed
         )

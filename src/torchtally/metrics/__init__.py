@@ -26,6 +26,9 @@ from torchtally.metrics.curves import (
     PrecisionRecallCurveMetric,
     ROCMetric,
 )
+from torchtally.metrics.histogram import QuantileMetric
+from torchtally.metrics.image import PSNRMetric, SSIMMetric
+from torchtally.metrics.multilabel import HammingScoreMetric
 from torchtally.metrics.ranking import AUCMetric, AUROCMetric, PrecisionAtKMetric, RecallAtKMetric
 from torchtally.metrics.regression import MAEMetric, MSEMetric, R2ScoreMetric, SMAPEMetric
 from torchtally.metrics.retrieval import (
@@ -37,7 +40,14 @@ from torchtally.metrics.retrieval import (
     RetrievalRecallMetric,
     RetrievalRPrecisionMetric,
 )
-from torchtally.metrics.wrappers import BootStrapper
+from torchtally.metrics.text import CharErrorRateMetric, WordErrorRateMetric
+from torchtally.metrics.wrappers import (
+    BootStrapper,
+    ClasswiseWrapper,
+    MetricTracker,
+    MultitaskWrapper,
+    Running,
+)
 
 __all__ = [
     "AUCMetric",
@@ -46,10 +56,13 @@ __all__ = [
     "AveragePrecisionMetric",
     "BootStrapper",
     "CalibrationErrorMetric",
+    "CharErrorRateMetric",
+    "ClasswiseWrapper",
     "ConfusionMatrixMetric",
     "DiceCoefficientMetric",
     "F1ScoreMetric",
     "FBetaScoreMetric",
+    "HammingScoreMetric",
     "LearningRateMetric",
     "MAEMetric",
     "MSEMetric",
@@ -58,11 +71,15 @@ __all__ = [
     "MeanPerClassAccuracyMetric",
     "Metric",
     "MetricCollection",
+    "MetricTracker",
     "MetricValueError",
+    "MultitaskWrapper",
+    "PSNRMetric",
     "PerplexityMetric",
     "PrecisionAtKMetric",
     "PrecisionMetric",
     "PrecisionRecallCurveMetric",
+    "QuantileMetric",
     "R2ScoreMetric",
     "ROCMetric",
     "RecallAtKMetric",
@@ -75,8 +92,11 @@ __all__ = [
     "RetrievalPrecisionMetric",
     "RetrievalRPrecisionMetric",
     "RetrievalRecallMetric",
+    "Running",
     "SMAPEMetric",
+    "SSIMMetric",
     "TopKAccuracyMetric",
+    "WordErrorRateMetric",
     "compute_all_metrics",
     "get_all_metrics",
 ]

@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeVar
 import torch
 from torch import Tensor, nn
 
-from torchtally._errors import raise_for_counts, tracing
+from torchtally._errors import MetricValueError, raise_for_counts, tracing
 
 __all__ = ["Metric", "Reduction", "compute_all_metrics", "get_all_metrics"]
 
@@ -79,6 +79,7 @@ def _checked_compute(compute: _F) -> _F:
             return self._cached
         with self.synced():
             self.check_errors()
+            self._check_cat_capacity()
             value = compute(self)
         if isinstance(value, Tensor) and value.is_floating_point():
             if self._output_dtype is not None:
@@ -346,6 +347,57 @@ class Metric(nn.Module, ABC):
             return
         raise_for_counts(self.name, self.error_kinds, self._errors)
 
+    def _cat_names(self) -> list[str]:
+        return [name for name, reduction in self._reductions.items() if reduction == "cat"]
+
+    def _check_cat_capacity(self) -> None:
+        """Raise `MetricValueError` if a `cat` state saw more rows than its capacity, whatever
+        `check_values` says: a value over the rows kept would silently differ from the value
+        over the rows seen. One host read per `cat` state, skipped while tracing."""
+        for name in self._cat_names():
+            lost = self._cat_overflow(name)
+            if tracing(lost):
+                return
+            dropped = int(lost)
+            if dropped:
+                capacity = self._buffers[name].shape[0] - 1  # type: ignore[union-attr]
+                raise MetricValueError(
+                    f"`{self.name}` received {capacity + dropped} rows into its `cat` state "
+                    f"{name!r} of capacity {capacity}: {dropped} rows were dropped. Register "
+                    f"it with a capacity of at least {capacity + dropped}."
+                )
+
+    def _filled_rows(self, name: str) -> Tensor:
+        """The stored rows of the `cat` state `name` (one host read of its fill count)."""
+        values, valid = self._cat_values(name)
+        return values[: int(valid)]
+
+    def _save_to_state_dict(self, destination: Any, prefix: str, keep_vars: bool) -> None:
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        # A `cat` state is saved as its filled rows only, not its whole preallocated buffer.
+        for name in self._cat_names():
+            if prefix + name in destination:
+                rows = self._filled_rows(name)
+                destination[prefix + name] = rows if keep_vars else rows.detach()
+
+    def _restore_cat_rows(self, name: str, rows: Tensor) -> Tensor:
+        """The full buffer for `cat` state `name` holding `rows` (saved filled rows) first."""
+        default = self._defaults[name]
+        capacity = default.shape[0] - 1
+        if rows.dim() != default.dim() or rows.shape[1:] != default.shape[1:]:
+            raise ValueError(
+                f"Argument `state` must hold rows of shape {tuple(default.shape[1:])} for the "
+                f"`cat` state {name!r}. Received: shape {tuple(rows.shape)}"
+            )
+        if rows.shape[0] > capacity:
+            raise ValueError(
+                f"Argument `state` must hold at most capacity={capacity} rows for the `cat` "
+                f"state {name!r} of `{self.name}`. Received: {rows.shape[0]} rows"
+            )
+        full = default.clone().to(self._buffers[name].device)  # type: ignore[union-attr]
+        full[: rows.shape[0]] = rows.to(full.dtype)
+        return full
+
     # ------------------------------------------------------------------ the API proper
 
     @abstractmethod
@@ -381,9 +433,17 @@ class Metric(nn.Module, ABC):
     def __float__(self) -> float:
         return float(self.compute())
 
-    def _load_from_state_dict(self, *args: Any, **kwargs: Any) -> None:
+    def _load_from_state_dict(
+        self, state_dict: Any, prefix: str, *args: Any, **kwargs: Any
+    ) -> None:
         self._cached = None
-        super()._load_from_state_dict(*args, **kwargs)
+        for name in self._cat_names():
+            key = prefix + name
+            saved = state_dict.get(key)
+            buffer = self._buffers[name]
+            if isinstance(saved, Tensor) and buffer is not None and saved.shape != buffer.shape:
+                state_dict[key] = self._restore_cat_rows(name, saved)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     @property
     def num_updates(self) -> Any:
@@ -395,8 +455,12 @@ class Metric(nn.Module, ABC):
 
     def state_dict_all(self) -> dict[str, Tensor]:
         """Every state, bookkeeping included, whatever its persistence: the metrics-only
-        state to save for a resumed evaluation (`load_state_dict_all` restores it)."""
-        return {name: buffer.detach().clone() for name, buffer, _ in self.states()}
+        state to save for a resumed evaluation (`load_state_dict_all` restores it). A `cat`
+        state holds its filled rows only (as in `state_dict()`)."""
+        return {
+            name: (self._filled_rows(name) if reduction == "cat" else buffer).detach().clone()
+            for name, buffer, reduction in self.states()
+        }
 
     def load_state_dict_all(self, state: dict[str, Tensor]) -> None:
         """Restore, in place, the states saved by `state_dict_all` (every one must be there)."""
@@ -409,6 +473,8 @@ class Metric(nn.Module, ABC):
             )
         for name, value in state.items():
             buffer: Tensor = self._buffers[name]  # type: ignore[assignment]
+            if self._reductions[name] == "cat" and value.shape != buffer.shape:
+                value = self._restore_cat_rows(name, value)
             if value.shape != buffer.shape:
                 raise ValueError(
                     f"Argument `state` must hold {name!r} of shape {tuple(buffer.shape)}. "

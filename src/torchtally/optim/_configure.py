@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import warnings
 from typing import Any
 
 from torch.optim.optimizer import ParamsT
@@ -60,22 +61,46 @@ def _optimizer_class(optimizer_type: Any) -> type[Optimizer]:
     )
 
 
-def _check_kwargs(cls: type[Optimizer], kwargs: dict[str, Any]) -> None:
+def _known_kwargs(cls: type[Optimizer], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The arguments `cls` takes; the others are warned about and dropped, as cstorch does
+    (a model-zoo `optimizer:` section also holds keys for other parts, e.g. loss scaling)."""
     accepted = [
         n for n in inspect.signature(cls.__init__).parameters if n not in ("self", "params")
     ]
     unknown = sorted(set(kwargs) - set(accepted))
     if unknown:
-        raise ValueError(
-            f"{cls.__name__} got unexpected arguments {unknown}. Accepted: {', '.join(accepted)}"
+        warnings.warn(
+            f"{cls.__name__} got unexpected arguments {unknown}, which are ignored. "
+            f"Accepted: {', '.join(accepted)}",
+            UserWarning,
+            stacklevel=3,
         )
+    return {k: v for k, v in kwargs.items() if k in accepted}
+
+
+def _number(name: str, value: Any) -> float:
+    """A rate given as a number or as a numeric string ("1e-3", as YAML 1.1 reads it)."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+        raise ValueError(
+            f"Argument `{name}` must be a number, a numeric string, or a schedule. "
+            f"Received: {name}={value!r}"
+        )
+    return value  # type: ignore[no-any-return]
 
 
 def configure_optimizer(optimizer_type: str, params: ParamsT, **kwargs: Any) -> Optimizer:
     """Build an optimizer from its name, as `cstorch.optim.configure_optimizer` does.
 
-    `learning_rate` is accepted as another name for `lr` when it is a number; a schedule
-    belongs in `configure_lr_scheduler`.
+    As cstorch: `learning_rate` is another name for `lr`, a number or a numeric string
+    ("1e-3", as YAML gives it); when it is a schedule (a dict or list for
+    `configure_lr_scheduler`), the optimizer starts at the schedule's first rate and the
+    schedule is checked (build the scheduler itself with `configure_lr_scheduler`). Keys in a
+    nested `optim_params` dict are arguments too. Arguments the optimizer does not take are
+    warned about and ignored.
 
     Args:
         optimizer_type: The class name, any case: "sgd", "AdamW", ...
@@ -93,6 +118,20 @@ def configure_optimizer(optimizer_type: str, params: ParamsT, **kwargs: Any) -> 
         'SGD'
     """
     cls = _optimizer_class(optimizer_type)
+    kwargs = dict(kwargs)
+    nested = kwargs.pop("optim_params", None)
+    if nested is not None:
+        if not isinstance(nested, dict):
+            raise ValueError(
+                f"Argument `optim_params` must be a dict. Received: optim_params={nested!r}"
+            )
+        clash = sorted(set(nested) & set(kwargs))
+        if clash:
+            raise ValueError(
+                f"Arguments {clash} are given both in `optim_params` and directly; give each once."
+            )
+        kwargs.update(nested)
+    schedule = None
     if "learning_rate" in kwargs:
         learning_rate = kwargs.pop("learning_rate")
         if "lr" in kwargs:
@@ -101,10 +140,17 @@ def configure_optimizer(optimizer_type: str, params: ParamsT, **kwargs: Any) -> 
                 f"Received: lr={kwargs['lr']!r}, learning_rate={learning_rate!r}"
             )
         if isinstance(learning_rate, (dict, list, tuple)):
-            raise ValueError(
-                "Argument `learning_rate` must be a number here; pass a schedule to "
-                f"configure_lr_scheduler instead. Received: learning_rate={learning_rate!r}"
-            )
-        kwargs["lr"] = learning_rate
-    _check_kwargs(cls, kwargs)
-    return cls(params, **kwargs)
+            schedule = learning_rate
+            kwargs["lr"] = 0.0  # set from the schedule's step 0 below
+        else:
+            kwargs["lr"] = _number("learning_rate", learning_rate)
+    if "lr" in kwargs:
+        kwargs["lr"] = _number("lr", kwargs["lr"])
+    optimizer = cls(params, **_known_kwargs(cls, kwargs))
+    if schedule is not None:
+        # Built once so that a bad schedule fails here and the optimizer starts at the
+        # schedule's first rate; the training loop builds its own with configure_lr_scheduler.
+        from torchtally.optim.lr_scheduler import configure_lr_scheduler
+
+        configure_lr_scheduler(optimizer, schedule)
+    return optimizer

@@ -18,6 +18,7 @@ from torchtally.runtime._backend import Backend, BackendType, backend, current_b
 from torchtally.runtime._checkpoint import CheckpointError, load, save
 from torchtally.runtime._closures import checkpoint_closure, step_closure
 from torchtally.runtime._compile import CompiledModel, compile
+from torchtally.runtime._flags import backends, current_pol, pol
 from torchtally.runtime._guard import TensorReadError, reads_forbidden
 from torchtally.runtime._step import compile_step, in_step, trace
 from torchtally.runtime._summary import summarize_scalar
@@ -44,11 +45,13 @@ __all__ = [
     "CompiledModel",
     "TensorReadError",
     "backend",
+    "backends",
     "checkpoint_closure",
     "compile",
     "compile_step",
     "current_backend",
     "current_name_scope",
+    "current_pol",
     "current_torch_device",
     "from_numpy",
     "full",
@@ -59,6 +62,7 @@ __all__ = [
     "name_scope",
     "ones",
     "ones_like",
+    "pol",
     "reads_forbidden",
     "save",
     "step_closure",

@@ -1,7 +1,9 @@
 """`save` and `load`: cstorch-style checkpoints in an atomic HDF5 format that never unpickles.
 
 `save(state_dict, path)` is used like `torch.save`, `load(path, map_location=None)` like
-`torch.load`. The file layout is described in `_checkpoint_format`. Three guarantees:
+`torch.load`. The file layout is described in `_checkpoint_format`; `save(..., format="cstorch")`
+writes, and `load` also reads, the layout of Cerebras' `cstorch.save` 2.x
+(`_checkpoint_cstorch`). Three guarantees:
 
 - Atomic: the file is written under a temporary name in the target directory, fsynced, marked
   complete, and only then renamed onto `path`; a crash mid-save leaves the previous checkpoint

@@ -247,10 +247,11 @@ def test_constructor_arguments_are_checked() -> None:
 
 def test_default_capacity_and_state_sizes() -> None:
     binary = AUROCMetric()
-    assert binary.capacity == DEFAULT_CAPACITY == 2**20
+    assert binary.capacity == DEFAULT_CAPACITY == 2**16
     assert binary.score_bits.dtype == torch.int32 and binary.codes.dtype == torch.uint8
     state_bytes = sum(b.numel() * b.element_size() for b in binary.buffers())
-    assert state_bytes < 5.1 * 2**20  # 4-byte key + 1-byte code per sample
+    assert state_bytes < 5.1 * 2**16  # 4-byte key + 1-byte code per sample: 320 KiB
+    assert AUROCMetric(capacity=10_000).capacity == 10_000  # told the expected count
     binned = AUROCMetric(num_classes=10, num_bins=256)
     assert binned.histogram.shape == (10, 2, 256)
     assert float(binned.error_bound().nan_to_num(0.0)) == 0.0
@@ -279,3 +280,18 @@ def test_compute_sorts_the_buffer_in_place_and_keeps_its_samples() -> None:
     other.compute()
     merged = float(metric.merge_state(other).compute())
     assert merged == pytest.approx(roc_auc_score(labels, scores), rel=1e-12)
+
+
+def test_an_exact_checkpoint_holds_the_samples_seen_not_the_capacity() -> None:
+    g = torch.Generator().manual_seed(3)
+    labels, scores = torch.randint(0, 2, (50,), generator=g), torch.rand(50, generator=g)
+    metric = AUROCMetric().persistent(True)
+    metric.update(labels[:30], scores[:30])
+    saved = metric.state_dict()
+    assert saved["score_bits"].shape[0] == 30 and saved["codes"].shape[0] == 30
+    resumed = AUROCMetric().persistent(True)
+    resumed.load_state_dict(saved)
+    resumed.update(labels[30:], scores[30:])
+    whole = AUROCMetric()
+    whole.update(labels, scores)
+    torch.testing.assert_close(resumed.compute(), whole.compute())

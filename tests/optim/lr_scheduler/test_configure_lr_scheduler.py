@@ -167,7 +167,7 @@ def test_a_list_of_one_is_that_scheduler() -> None:
         ),
         ([], "Argument `learning_rate` must be a number, a dict"),
         (True, "Argument `learning_rate` must be a number, a dict"),
-        ("0.1", "Argument `learning_rate` must be a number, a dict"),
+        ("fast", "Argument `learning_rate` must be a number, a dict"),
     ],
 )
 def test_errors_name_the_problem(config: Any, message: str) -> None:

@@ -196,6 +196,7 @@ def test_cases_cover_every_scheduler_torch_has() -> None:
         "InverseExponentialTimeDecayLR",
         "InverseSquareRootDecayLR",
         "PiecewiseConstantLR",
+        "ScalePerParamLR",  # Cerebras-only: tests/cstorch_oracle/test_lr_scheduler_parity.py
     }
 
 

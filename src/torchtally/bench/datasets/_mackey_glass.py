@@ -60,7 +60,7 @@ def mackey_glass_series(
         ValueError: For a non-positive delay or step count, or negative times.
 
     Example:
-        >>> mackey_glass_series(np.array([0.0]))[0]
+        >>> float(mackey_glass_series(np.array([0.0]))[0])
         0.7206597
     """
     if not tau > 0:

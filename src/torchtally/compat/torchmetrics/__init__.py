@@ -8,7 +8,14 @@ Module layout, class names, constructor arguments and defaults follow TorchMetri
 intentional differences are listed in the README ("Migrating from TorchMetrics").
 """
 
-from torchtally.compat.torchmetrics import aggregation, classification, functional, regression, text
+from torchtally.compat.torchmetrics import (
+    aggregation,
+    classification,
+    functional,
+    regression,
+    segmentation,
+    text,
+)
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.aggregation import *  # noqa: F403
 from torchtally.compat.torchmetrics.aggregation import __all__ as _aggregation_all
@@ -17,9 +24,12 @@ from torchtally.compat.torchmetrics.classification import __all__ as _classifica
 from torchtally.compat.torchmetrics.collection import MetricCollection
 from torchtally.compat.torchmetrics.regression import *  # noqa: F403
 from torchtally.compat.torchmetrics.regression import __all__ as _regression_all
+from torchtally.compat.torchmetrics.segmentation import DiceScore, MeanIoU
 from torchtally.compat.torchmetrics.text import Perplexity
 
 __all__ = [
+    "DiceScore",
+    "MeanIoU",
     "Metric",
     "MetricCollection",
     "Perplexity",
@@ -27,6 +37,7 @@ __all__ = [
     "classification",
     "functional",
     "regression",
+    "segmentation",
     "text",
     *_aggregation_all,
     *_classification_all,

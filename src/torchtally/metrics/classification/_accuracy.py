@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable
 from typing import final
 
@@ -59,7 +60,21 @@ class AccuracyMetric(Metric):
             labels: Class indices.
             predictions: Class indices, binary scores, or class scores with a trailing class dim.
             weights: Optional weights shaped like `labels`; the denominator counts weights > 0.
+                Integer predictions of another shape but as many elements as `labels` (e.g.
+                `(B, 1)` for `(B,)`) are reshaped to it with a warning, as cstorch does.
         """
+        if (
+            not predictions.is_floating_point()
+            and predictions.shape != labels.shape
+            and predictions.numel() == labels.numel()
+        ):
+            warnings.warn(
+                "AccuracyMetric: `predictions` of shape "
+                f"{tuple(predictions.shape)} reshaped to the shape of `labels`, "
+                f"{tuple(labels.shape)}, as cstorch does.",
+                stacklevel=3,
+            )
+            predictions = predictions.reshape(labels.shape)
         if self.check_values:
             correct, total, nonfinite = accuracy_update_checked(
                 labels, predictions, weights, self.threshold

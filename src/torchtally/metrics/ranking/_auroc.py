@@ -27,8 +27,9 @@ from torchtally.metrics._base import Metric
 
 __all__ = ["DEFAULT_CAPACITY", "AUROCMetric"]
 
-#: Samples the exact mode stores by default (2**20).
-DEFAULT_CAPACITY = 1 << 20
+#: Samples the exact mode stores by default (2**16): modest memory and a cheap `compute` (which
+#: sorts the whole buffer); pass `capacity=` the expected sample count for more.
+DEFAULT_CAPACITY = 1 << 16
 
 
 @final
@@ -43,9 +44,10 @@ class AUROCMetric(Metric):
 
     **Exact mode** (default) stores every sample in a preallocated buffer of `capacity` rows:
     per sample a score key of `dtype`'s width per class (4 bytes for float32) and a label code
-    (1 byte below 255 classes, 2 below 32767, else 4). The default capacity, 2**20 samples,
-    takes 5 MiB binary, or `2**20 * (4 * num_classes + 1)` bytes multiclass (45 MiB for 10
-    classes); float64 doubles the keys. `compute` sorts the whole buffer once per class (cost
+    (1 byte below 255 classes, 2 below 32767, else 4). The default capacity, 2**16 = 65,536
+    samples, takes 320 KiB binary, or `2**16 * (4 * num_classes + 1)` bytes multiclass
+    (2.6 MiB for 10 classes); float64 doubles the keys. Give `capacity` the number of
+    samples you expect (e.g. the evaluation set's size) when it is larger. `compute` sorts the whole buffer once per class (cost
     grows with `capacity`, not with the samples seen) with no host sync, and counts ties as
     1/2, so it equals scikit-learn. Binary `compute` sorts the buffer in place, reordering
     the stored samples (their order means nothing to AUROC) instead of sorting a copy: its
@@ -62,7 +64,8 @@ class AUROCMetric(Metric):
 
     Args:
         num_classes: None for binary, else the number of classes (>= 2).
-        capacity: Exact mode: the samples the buffer holds (default `DEFAULT_CAPACITY`).
+        capacity: Exact mode: the samples the buffer holds, i.e. the expected sample count
+            (default `DEFAULT_CAPACITY`, 2**16). A checkpoint stores only the filled rows.
         num_bins: Binned mode: the number of score bins; excludes `capacity`.
         name: Metric name; defaults to "auroc".
         score_range: Binned mode: `(low, high)` of the scores.

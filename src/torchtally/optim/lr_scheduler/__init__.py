@@ -19,6 +19,7 @@ from torchtally.optim.lr_scheduler._inverse_time import (
 from torchtally.optim.lr_scheduler._lambda import LambdaLR, MultiplicativeLR
 from torchtally.optim.lr_scheduler._one_cycle import OneCycleLR
 from torchtally.optim.lr_scheduler._polynomial import LinearLR, PolynomialLR
+from torchtally.optim.lr_scheduler._scale_per_param import ScalePerParamLR
 from torchtally.optim.lr_scheduler._step import MultiStepLR, PiecewiseConstantLR, StepLR
 from torchtally.optim.lr_scheduler._warm_restarts import CosineAnnealingWarmRestarts
 
@@ -41,6 +42,7 @@ __all__ = [
     "OneCycleLR",
     "PiecewiseConstantLR",
     "PolynomialLR",
+    "ScalePerParamLR",
     "SequentialLR",
     "StepLR",
     "configure_lr_scheduler",

@@ -155,8 +155,18 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
                 "Argument `state_dict` must contain the key 'last_epoch'. "
                 f"Received keys: {sorted(state_dict)}"
             )
-        check_int("state_dict['last_epoch']", state_dict["last_epoch"], 0)
-        self.last_epoch.fill_(state_dict["last_epoch"])
+        last_epoch = state_dict["last_epoch"]
+        # Cerebras saves its whole __dict__ with `last_epoch` a 0-dim integer tensor; the
+        # other entries are its constructor arguments, which ours already has.
+        if (
+            isinstance(last_epoch, Tensor)
+            and last_epoch.numel() == 1
+            and not last_epoch.dtype.is_floating_point
+            and last_epoch.dtype != torch.bool
+        ):
+            last_epoch = int(last_epoch)
+        check_int("state_dict['last_epoch']", last_epoch, 0)
+        self.last_epoch.fill_(last_epoch)
         self._apply_lr()
 
     def _float_epoch(self) -> Tensor:

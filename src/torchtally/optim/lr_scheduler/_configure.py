@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 from typing import Any
@@ -21,6 +22,7 @@ from torchtally.optim.lr_scheduler._inverse_time import (
 from torchtally.optim.lr_scheduler._lambda import LambdaLR, MultiplicativeLR
 from torchtally.optim.lr_scheduler._one_cycle import OneCycleLR
 from torchtally.optim.lr_scheduler._polynomial import LinearLR, PolynomialLR
+from torchtally.optim.lr_scheduler._scale_per_param import ScalePerParamLR
 from torchtally.optim.lr_scheduler._step import MultiStepLR, PiecewiseConstantLR, StepLR
 from torchtally.optim.lr_scheduler._warm_restarts import CosineAnnealingWarmRestarts
 
@@ -90,6 +92,20 @@ def _construct(
             f"Argument `{where}` has keys {cls.__name__} does not take: {unknown}. "
             f"Accepted: {', '.join(_accepted(cls))}"
         )
+    parameters = inspect.signature(cls.__init__).parameters
+    missing = [
+        n
+        for n, p in parameters.items()
+        if n not in ("self", "optimizer")
+        and p.default is inspect.Parameter.empty
+        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        and n not in kwargs
+    ]
+    if missing:
+        raise ValueError(
+            f"Argument `{where}` lacks keys {cls.__name__} needs: {missing}. "
+            f"Received keys: {sorted(kwargs)}"
+        )
     return cls(optimizer, **kwargs)
 
 
@@ -141,7 +157,9 @@ def _sequential(optimizer: torch.optim.Optimizer, configs: list[Any]) -> Sequent
     return SequentialLR(optimizer, schedulers, milestones)
 
 
-def configure_lr_scheduler(optimizer: torch.optim.Optimizer, learning_rate: Any) -> LRScheduler:
+def configure_lr_scheduler(
+    optimizer: torch.optim.Optimizer, learning_rate: Any, adjust_learning_rate: Any = None
+) -> LRScheduler:
     """Build a scheduler from a learning-rate config, as `cstorch.optim.configure_lr_scheduler`.
 
     - A number: `ConstantLR` at that rate.
@@ -151,11 +169,15 @@ def configure_lr_scheduler(optimizer: torch.optim.Optimizer, learning_rate: Any)
       (the last may omit it), unless an entry has `"main_scheduler": "ChainedLR"`, which gives a
       `ChainedScheduler`. A list of one dict is that scheduler alone.
 
-    The config is copied, never modified.
+    The config is copied, never modified. With `adjust_learning_rate` (cstorch's per-layer
+    scaling config), the scheduler is wrapped in `ScalePerParamLR`, which scales each
+    parameter group's rate by the group's `adjust_learning_rate` entry.
 
     Args:
         optimizer: The optimizer whose learning rates are scheduled.
         learning_rate: The config.
+        adjust_learning_rate: cstorch's per-parameter scaling config; when given (truthy),
+            the groups' `adjust_learning_rate` factors apply.
 
     Returns:
         The scheduler.
@@ -169,7 +191,17 @@ def configure_lr_scheduler(optimizer: torch.optim.Optimizer, learning_rate: Any)
         >>> type(configure_lr_scheduler(opt, [warmup, decay])).__name__
         'SequentialLR'
     """
+    scheduler = _configure(optimizer, learning_rate)
+    if adjust_learning_rate:
+        return ScalePerParamLR(optimizer, scheduler)
+    return scheduler
+
+
+def _configure(optimizer: torch.optim.Optimizer, learning_rate: Any) -> LRScheduler:
     config = copy.deepcopy(learning_rate)
+    if isinstance(config, str):
+        with contextlib.suppress(ValueError):
+            config = float(config)  # a numeric string, as YAML 1.1 reads "1e-3"
     if isinstance(config, (int, float)) and not isinstance(config, bool):
         return ConstantLR(optimizer, float(config))
     if isinstance(config, dict):

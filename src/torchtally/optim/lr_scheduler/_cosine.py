@@ -40,8 +40,11 @@ class CosineDecayLR(StartEndLR):
     """
 
     def _get_closed_form_lr(self) -> Tensor:
-        progress = torch.clamp(self._float_epoch(), max=self.span) / self.span
-        return _half_cosine(self.initial_learning_rate, self.end_learning_rate, progress)
+        # Cerebras' order of float operations: cos((pi / T) * t), then scaled.
+        step = torch.clamp(self._float_epoch(), max=self.span)
+        progress = (torch.cos(step * (math.pi / self.span)) + 1) * 0.5
+        diff = self.initial_learning_rate - self.end_learning_rate
+        return progress * diff + self.end_learning_rate
 
 
 @final

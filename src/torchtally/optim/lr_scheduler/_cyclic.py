@@ -94,9 +94,10 @@ class CyclicLR(LRScheduler):
         step = self._float_epoch()
         total = self.step_size_up + self.step_size_down
         up_ratio = self.step_size_up / total
-        cycle = torch.floor(1 + step / total)
-        x = 1 + step / total - cycle
+        # Cerebras' order of float operations (its rates to the last bit).
+        cycle = torch.floor(step / total + 1)
+        x = (step / total - cycle) + 1
         rising = x / up_ratio
         falling = (x - 1) / (up_ratio - 1)
-        height = (self.max_lr - self.base_lr) * torch.where(x <= up_ratio, rising, falling)
-        return self.base_lr + height * self._scale(cycle if self.scale_mode == "cycle" else step)
+        height = torch.where(x <= up_ratio, rising, falling) * (self.max_lr - self.base_lr)
+        return height * self._scale(cycle if self.scale_mode == "cycle" else step) + self.base_lr

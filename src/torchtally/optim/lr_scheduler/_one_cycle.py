@@ -25,8 +25,9 @@ class OneCycleLR(LRScheduler):
     until step `pct_start * total_steps - 1`, then down to
     `initial_learning_rate / final_div_factor` at step `total_steps - 1`. With `three_phase`,
     the second phase returns to `initial_learning_rate` first, mirroring the warm-up. Torch
-    raises past `total_steps`; a traced step cannot, so the rate holds its value at
-    `total_steps`.
+    raises past `total_steps`; a traced step cannot. As in Cerebras, the last phase's formula
+    simply goes on (the cosine climbs back, the linear ramp goes below zero): keep training
+    within `total_steps`.
 
     Args:
         optimizer: The optimizer whose learning rates are scheduled.
@@ -52,7 +53,7 @@ class OneCycleLR(LRScheduler):
         initial_learning_rate: float,
         max_lr: float,
         total_steps: int = 1000,
-        pct_start: float = 0.25,
+        pct_start: float = 0.3,
         final_div_factor: float = 1e4,
         three_phase: bool = False,
         anneal_strategy: str = "cos",
@@ -105,7 +106,8 @@ class OneCycleLR(LRScheduler):
         return (end_lr - start_lr) * pct + start_lr
 
     def _get_closed_form_lr(self) -> Tensor:
-        step = torch.clamp(self._float_epoch(), max=self.total_steps)
+        # Not clamped at total_steps: as in Cerebras, the last phase's formula goes on.
+        step = self._float_epoch()
         *earlier, (start, end, start_lr, end_lr) = self._phases
         lr = self._anneal(start_lr, end_lr, (step - start) / (end - start))
         for start, end, start_lr, end_lr in reversed(earlier):

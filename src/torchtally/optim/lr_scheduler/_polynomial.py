@@ -13,17 +13,13 @@ from torchtally.optim.lr_scheduler._base import StartEndLR
 __all__ = ["LinearLR", "PolynomialLR"]
 
 
-def _polynomial(
-    step: Tensor, initial: float, end: float, total_iters: int, power: float, cycle: bool
-) -> Tensor:
-    """`(initial - end) * (1 - progress)**power + end`, progress = step / total_iters capped at 1,
-    or with `cycle` measured against the next multiple of `total_iters` (TensorFlow's form)."""
-    if cycle:
-        # At step 0 the first cycle already applies: ceil(0) = 0 would divide by zero.
-        span = total_iters * torch.clamp(torch.ceil(step / total_iters), min=1)
-        progress = step / span
-    else:
-        progress = torch.clamp(step, max=total_iters) / total_iters
+def _polynomial(step: Tensor, initial: float, end: float, total_iters: int, power: float) -> Tensor:
+    """`(initial - end) * (1 - progress)**power + end`, progress = step / total_iters capped at 1.
+
+    No `cycle` term: in Cerebras 2.10 the cycle factor `ceil((t + 1) / total_iters)` is 1 for
+    every step before `total_iters`, and from `total_iters` on the rate is `end`, so `cycle=True`
+    gives the same rates as `cycle=False`; ours is accepted and gives those same rates."""
+    progress = torch.clamp(step, max=total_iters) / total_iters
     return (initial - end) * (1 - progress) ** power + end
 
 
@@ -31,8 +27,9 @@ def _polynomial(
 class PolynomialLR(StartEndLR):
     """Polynomial decay from `initial_learning_rate` to `end_learning_rate` (cstorch's).
 
-    `lr = (initial - end) * (1 - min(t, total_iters) / total_iters) ** power + end`; with
-    `cycle=True` the decay restarts each `total_iters` steps. Torch's
+    `lr = (initial - end) * (1 - min(t, total_iters) / total_iters) ** power + end`.
+    `cycle` is accepted and, as in Cerebras 2.10, changes nothing (the rate stays at `end`
+    after `total_iters`; TensorFlow's restarting decay is not what cstorch computes). Torch's
     `PolynomialLR(opt, total_iters, power)` on base rate b equals
     `PolynomialLR(opt, b, 0.0, total_iters, power)`.
 
@@ -42,7 +39,7 @@ class PolynomialLR(StartEndLR):
         end_learning_rate: The rate from step `total_iters` on.
         total_iters: Length of the decay.
         power: Exponent of the decay.
-        cycle: Restart the decay every `total_iters` steps.
+        cycle: Accepted for cstorch compatibility; no effect (see above).
 
     Example:
         >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -72,7 +69,6 @@ class PolynomialLR(StartEndLR):
             self.end_learning_rate,
             self.span,
             self.power,
-            self.cycle,
         )
 
 
@@ -89,6 +85,7 @@ class LinearLR(StartEndLR):
         initial_learning_rate: The rate at step 0.
         end_learning_rate: The rate from step `total_iters` on.
         total_iters: Length of the ramp.
+        cycle: Accepted for cstorch compatibility; no effect (see `PolynomialLR`).
 
     Example:
         >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -98,6 +95,17 @@ class LinearLR(StartEndLR):
         [tensor(0.2500)]
     """
 
+    def __init__(
+        self,
+        optimizer: torch.optim.Optimizer,
+        initial_learning_rate: float,
+        end_learning_rate: float,
+        total_iters: int,
+        cycle: bool = False,
+    ) -> None:
+        self.cycle = check_bool("cycle", cycle)
+        super().__init__(optimizer, initial_learning_rate, end_learning_rate, total_iters)
+
     def _get_closed_form_lr(self) -> Tensor:
         return _polynomial(
             self._float_epoch(),
@@ -105,5 +113,4 @@ class LinearLR(StartEndLR):
             self.end_learning_rate,
             self.span,
             1.0,
-            False,
         )

@@ -61,8 +61,8 @@ class MultiStepLR(LRScheduler):
     Args:
         optimizer: The optimizer whose learning rates are scheduled.
         initial_learning_rate: The rate at step 0 (torch: the optimizer's base rate).
-        milestones: Steps at which the rate decays, non-decreasing.
         gamma: Factor of each decay.
+        milestones: Steps at which the rate decays, non-decreasing.
 
     Example:
         >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -76,9 +76,17 @@ class MultiStepLR(LRScheduler):
         self,
         optimizer: torch.optim.Optimizer,
         initial_learning_rate: float,
-        milestones: Sequence[int],
-        gamma: float = 0.1,
+        gamma: float | Sequence[int] = 0.1,
+        milestones: Sequence[int] | float | None = None,
     ) -> None:
+        # Cerebras' positional order is (initial_learning_rate, gamma, milestones); torchtally
+        # once took (initial_learning_rate, milestones, gamma). The types tell them apart.
+        if isinstance(gamma, (list, tuple)) and not isinstance(milestones, (list, tuple)):
+            gamma, milestones = (0.1 if milestones is None else milestones), gamma
+        if milestones is None:
+            raise ValueError(
+                "Argument `milestones` must be a list of integers >= 0. Received: milestones=None"
+            )
         self.initial_learning_rate = check_rate("initial_learning_rate", initial_learning_rate)
         self.milestones = check_milestones("milestones", milestones, strict=False)
         self.gamma = check_float("gamma", gamma, 0.0)

@@ -1,6 +1,28 @@
 """`torchmetrics.classification` on torchtally (see `_classes` for the list)."""
 
+from torchtally.compat.torchmetrics.classification._calibration import (
+    BinaryCalibrationError,
+    MulticlassCalibrationError,
+)
 from torchtally.compat.torchmetrics.classification._classes import *  # noqa: F403
 from torchtally.compat.torchmetrics.classification._classes import __all__ as _classes_all
+from torchtally.compat.torchmetrics.classification._curves import (
+    BinaryAUROC,
+    BinaryAveragePrecision,
+    BinaryPrecisionRecallCurve,
+    BinaryROC,
+    MulticlassAUROC,
+    MultilabelAUROC,
+)
 
-__all__ = list(_classes_all)
+__all__ = [
+    *_classes_all,
+    "BinaryAUROC",
+    "BinaryAveragePrecision",
+    "BinaryCalibrationError",
+    "MulticlassCalibrationError",
+    "BinaryPrecisionRecallCurve",
+    "BinaryROC",
+    "MulticlassAUROC",
+    "MultilabelAUROC",
+]

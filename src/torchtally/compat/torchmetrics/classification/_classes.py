@@ -10,6 +10,15 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from torchtally.compat.torchmetrics.classification._calibration import (  # noqa: F401  (_build)
+    BinaryCalibrationError,
+    MulticlassCalibrationError,
+)
+from torchtally.compat.torchmetrics.classification._curves import (  # noqa: F401  (for _build)
+    BinaryAUROC,
+    MulticlassAUROC,
+    MultilabelAUROC,
+)
 from torchtally.compat.torchmetrics.classification._stat_family import (
     CohenKappaBase,
     ConfusionMatrixBase,
@@ -21,6 +30,7 @@ from torchtally.compat.torchmetrics.classification._stat_family import (
 )
 
 __all__ = [
+    "AUROC",
     "Accuracy",
     "BinaryAccuracy",
     "BinaryCohenKappa",
@@ -34,6 +44,7 @@ __all__ = [
     "BinaryRecall",
     "BinarySpecificity",
     "BinaryStatScores",
+    "CalibrationError",
     "CohenKappa",
     "ConfusionMatrix",
     "ExactMatch",
@@ -1442,6 +1453,64 @@ class ExactMatch(_TaskFacade):
                 num_classes=num_classes,
                 num_labels=num_labels,
                 multidim_average=multidim_average,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class AUROC(_TaskFacade):
+    """TorchMetrics' `AUROC(task=...)` (binned: `thresholds` is required, see `BinaryAUROC`)."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        task: str,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        average: str | None = "macro",
+        max_fpr: float | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "AUROC",
+            task,
+            dict(
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                average=average,
+                max_fpr=max_fpr,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class CalibrationError(_TaskFacade):
+    """TorchMetrics' `CalibrationError(task=...)` (binary or multiclass)."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        task: str,
+        n_bins: int = 15,
+        norm: str = "l1",
+        num_classes: int | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "CalibrationError",
+            task,
+            dict(
+                n_bins=n_bins,
+                norm=norm,
+                num_classes=num_classes,
                 ignore_index=ignore_index,
                 validate_args=validate_args,
             ),

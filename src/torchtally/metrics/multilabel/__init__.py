@@ -1,0 +1,5 @@
+"""Multilabel metrics: Hamming score."""
+
+from torchtally.metrics.multilabel._hamming import HammingScoreMetric
+
+__all__ = ["HammingScoreMetric"]
