@@ -39,6 +39,8 @@ KNOWN_UNDOCUMENTED = frozenset(
         "torchtally.functional.retrieval.KINDS",
         "torchtally.functional.curves.AVERAGES",
         "torchtally.functional.curves.TASKS",
+        "torchtally.backends",
+        "torchtally.runtime.backends",
     }
 )
 
