@@ -20,6 +20,7 @@ from torchtally.metrics import (
     ConfusionMatrixMetric,
     F1ScoreMetric,
     MeanIOUMetric,
+    MetricCollection,
     MetricValueError,
     PerplexityMetric,
     PrecisionMetric,
@@ -296,3 +297,32 @@ def test_perplexity_logits_traceable() -> None:
     labels, logits = _lm_batch()
     assert_traceable(PerplexityMetric(ignore_index=0), labels, logits)
     assert_traceable(PerplexityMetric(loss_reduction="mean"), labels, torch.tensor(2.0))
+
+
+def test_bool_labels_are_class_indices() -> None:
+    labels = T([True, False, True, True])
+    scores = T([0.9, 0.2, 0.3, 0.8])
+    want = skm.accuracy_score(labels, scores > 0.5)
+    assert float(AccuracyMetric()(labels, scores)) == pytest.approx(want)
+    assert float(AccuracyMetric(num_classes=2)(labels, scores > 0.5)) == pytest.approx(want)
+    assert float(F1ScoreMetric()(labels, scores)) == pytest.approx(
+        skm.f1_score(labels, scores > 0.5)
+    )
+
+
+def test_accuracy_in_a_collection_keeps_its_own_label_rules() -> None:
+    """Derived from a confusion matrix only where that gives the same number."""
+    labels, predictions = T([0, 1, 2, 2, 1]), T([0, 2, 2, 1, 1])
+    collection = MetricCollection(
+        [
+            ConfusionMatrixMetric(3),
+            AccuracyMetric("plain", num_classes=3),
+            AccuracyMetric("ignoring_1", ignore_index=1),
+        ]
+    )
+    values = collection(labels, predictions)
+    assert float(values["plain"]) == pytest.approx(skm.accuracy_score(labels, predictions))
+    keep = labels != 1
+    assert float(values["ignoring_1"]) == pytest.approx(
+        skm.accuracy_score(labels[keep], predictions[keep])
+    )
