@@ -14,6 +14,8 @@ import sklearn.metrics as skm
 import torch
 import torch.nn.functional as F
 import torchmetrics.functional.classification as tmf
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from torchtally.metrics import (
     AccuracyMetric,
@@ -325,4 +327,31 @@ def test_accuracy_in_a_collection_keeps_its_own_label_rules() -> None:
     keep = labels != 1
     assert float(values["ignoring_1"]) == pytest.approx(
         skm.accuracy_score(labels[keep], predictions[keep])
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    scores=st.lists(
+        st.floats(-6.0, 6.0, allow_nan=False, width=32) | st.floats(0.0, 1.0, width=32),
+        min_size=1,
+        max_size=24,
+    ),
+    seed=st.integers(0, 2**16),
+    threshold=st.sampled_from([0.3, 0.5, 0.7]),
+)
+def test_binary_scores_read_as_torchmetrics_reads_them(
+    scores: list[float], seed: int, threshold: float
+) -> None:
+    """Probabilities or logits, decided per batch: the same 0/1 decisions as TorchMetrics."""
+    preds = torch.tensor(scores)
+    target = torch.randint(0, 2, preds.shape, generator=torch.Generator().manual_seed(seed))
+    want = tmf.binary_stat_scores(preds, target, threshold=threshold)  # tp, fp, tn, fn, support
+    counts = PrecisionMetric(threshold=threshold)
+    counts.update(target, preds)
+    true_positive, predicted, actual = counts.class_counts[:, 0].tolist()
+    assert (true_positive, predicted - true_positive, actual - true_positive) == (
+        float(want[0]),
+        float(want[1]),
+        float(want[3]),
     )
