@@ -27,9 +27,9 @@ __all__ = [
     "perplexity_loss_update",
 ]
 
-#: How the `loss` given to perplexity was reduced over the tokens: "sum" (cstorch's input) or
-#: "mean" (PyTorch losses' default; multiplied back by the token count).
 LOSS_REDUCTIONS = ("sum", "mean")
+"""How the `loss` given to perplexity was reduced over the tokens: "sum" (cstorch's input) or
+"mean" (PyTorch losses' default; multiplied back by the token count)."""
 
 # Autograd nodes whose reduction is readable: a plain mean, and nll/cross-entropy, whose saved
 # `reduction` is 0 (none), 1 (mean) or 2 (sum).

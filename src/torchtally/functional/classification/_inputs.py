@@ -16,10 +16,10 @@ __all__ = [
     "positive_scores",
 ]
 
-#: What floating `predictions` shaped like the labels hold: "auto" (probabilities, unless a
-#: batch has a score outside [0, 1], then logits: TorchMetrics' rule), "probabilities" or
-#: "logits" (passed through a sigmoid before the threshold).
 SCORE_KINDS = ("auto", "probabilities", "logits")
+"""What floating `predictions` shaped like the labels hold: "auto" (probabilities, unless a
+batch has a score outside [0, 1], then logits: TorchMetrics' rule), "probabilities" or "logits"
+(passed through a sigmoid before the threshold)."""
 
 _ORDER_HINT = (
     "torchtally's argument order is `(labels, predictions)` (TorchMetrics' is `(preds, target)`); "
@@ -37,12 +37,12 @@ def check_index_labels(labels: object, argument: str = "labels") -> Tensor:
         >>> check_index_labels(torch.tensor([0.0, 1.0]))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        TypeError: Argument `labels` must hold integer (or bool) class indices. ...
+        TypeError: Argument `labels` must hold integer class indices ...
     """
     labels = check_tensor(argument, labels)
     if labels.is_floating_point() or labels.is_complex():
         raise TypeError(
-            f"Argument `{argument}` must hold integer (or bool) class indices. "
+            f"Argument `{argument}` must hold integer class indices (an integer or bool dtype). "
             f"Received: {argument}.dtype={labels.dtype}. {_ORDER_HINT}"
         )
     return labels
