@@ -123,6 +123,7 @@ def _accuracy_bad(num_classes: int | None) -> Bad:
         ((_I([0, 3]), torch.zeros(2, 3)), {}, "labels outside"),
         ((_I([0, 1]), _I([NAN, 0.9])), {}, "non-finite predictions (1 value)"),
         ((_I([0, 1]), _I([0, 1])), {"weights": _I([1.0, -1.0])}, "negative weights (1 value)"),
+        ((_I([0, 1]), _I([0, 1])), {"weights": _I([1.0, NAN])}, "NaN or infinite weights"),
     ]
     if num_classes is not None:
         bad += [
@@ -138,6 +139,11 @@ def _binary_bad() -> Bad:
         ((_I([0, 1]), _I([NAN, 0.9])), {}, "non-finite predictions (1 value)"),
         ((_I([0, 1]), _I([3, 1])), {}, "predictions other than 0 and 1 (1 value)"),
         ((_I([0, 1]), _I([0, 1])), {"weights": _I([1.0, -1.0])}, "negative weights (1 value)"),
+        (
+            (_I([0, 1]), _I([0, 1])),
+            {"weights": _I([NAN, 1.0])},
+            "NaN or infinite weights (1 value)",
+        ),
     ]
 
 
@@ -151,6 +157,11 @@ def _multiclass_bad(num_classes: int) -> Bad:
         ((_I([0, 1]), _I([0, num_classes])), {}, "predictions outside"),
         ((_I([0, 1]), nan_scores), {}, "non-finite predictions (1 value)"),
         ((_I([0, 1]), _I([0, 1])), {"weights": _I([-2.0, 1.0])}, "negative weights (1 value)"),
+        (
+            (_I([0, 1]), _I([0, 1])),
+            {"weights": _I([NAN, 1.0])},
+            "NaN or infinite weights (1 value)",
+        ),
     ]
 
 
@@ -160,6 +171,7 @@ def _multilabel_bad() -> Bad:
         ((_I([[0, 1, 1]]), _I([[0, 1, -1]])), {}, "predictions other than 0 and 1 (1 value)"),
         ((_I([[0, 1, 1]]), _I([[NAN, 0.2, 0.3]])), {}, "non-finite predictions (1 value)"),
         ((_I([[0, 1, 1]]), _I([[0, 1, 1]])), {"weights": _I([-1.0])}, "negative weights"),
+        ((_I([[0, 1, 1]]), _I([[0, 1, 1]])), {"weights": _I([NAN])}, "NaN or infinite weights"),
     ]
 
 
@@ -171,6 +183,11 @@ def _top_k_bad() -> Bad:
             (_I([0, 1]), torch.zeros(2, 6)),
             {"weights": _I([-1.0, 1.0])},
             "negative weights (1 value)",
+        ),
+        (
+            (_I([0, 1]), torch.zeros(2, 6)),
+            {"weights": _I([float("inf"), 1.0])},
+            "NaN or infinite weights (1 value)",
         ),
     ]
 

@@ -355,3 +355,23 @@ def test_binary_scores_read_as_torchmetrics_reads_them(
         float(want[1]),
         float(want[3]),
     )
+
+
+def test_nan_weights_are_an_error_not_a_number() -> None:
+    """Issue 13: macro F1 with one NaN weight returned 0.5556."""
+    labels, predictions = T([0, 1, 2, 2]), T([0, 1, 2, 1])
+    weights = T([1.0, float("nan"), 1.0, 1.0])
+    for metric in (
+        F1ScoreMetric(3, "macro"),
+        AccuracyMetric(),
+        ConfusionMatrixMetric(3),
+        PrecisionMetric(),
+    ):
+        binary = getattr(metric, "task", None) == "binary"
+        metric.update(
+            labels.clamp(max=1) if binary else labels,
+            predictions.clamp(max=1) if binary else predictions,
+            weights,
+        )
+        with pytest.raises(MetricValueError, match="NaN or infinite weights"):
+            metric.compute()

@@ -85,11 +85,13 @@ def top_k_accuracy_update(
 def top_k_accuracy_errors(
     labels: Tensor, predictions: Tensor, weights: Tensor | None = None
 ) -> tuple[Tensor | None, ...]:
-    """Counts of labels outside `[0, num_classes)`, non-finite scores and negative weights."""
+    """Counts of labels outside `[0, num_classes)`, non-finite scores, negative weights and
+    NaN or infinite weights."""
     return (
         count_outside(labels, 0, predictions.shape[-1]),
         count_nonfinite(predictions),
         count_negative(weights),
+        None if weights is None else count_nonfinite(weights),
     )
 
 

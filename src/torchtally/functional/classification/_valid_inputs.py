@@ -30,6 +30,7 @@ from torchtally.functional.classification._inputs import (
 __all__ = [
     "TASKS",
     "classification_task",
+    "count_nonfinite_weights",
     "error_kinds",
     "indicator_errors",
     "indicator_inputs",
@@ -76,13 +77,21 @@ def error_kinds(task: str) -> tuple[str, ...]:
             "predictions outside [0, num_classes)",
             "non-finite predictions",
             "negative weights",
+            "NaN or infinite weights",
         )
     return (
         "labels other than 0 and 1",
         "predictions other than 0 and 1",
         "non-finite predictions",
         "negative weights",
+        "NaN or infinite weights",
     )
+
+
+def count_nonfinite_weights(weights: Tensor | None) -> Tensor | None:
+    """Number of NaN or infinite weights (None without weights). A NaN weight would otherwise
+    turn a count into NaN, which the ratios then read as some number."""
+    return None if weights is None else count_nonfinite(weights)
 
 
 def _is_index_tensor(predictions: Tensor, labels: Tensor) -> bool:
@@ -184,6 +193,7 @@ def multiclass_errors(
         predictions_outside,
         _count_nonfinite_predictions(predictions, labels),
         count_negative(weights),
+        count_nonfinite_weights(weights),
     )
 
 
@@ -289,4 +299,5 @@ def indicator_errors(
         predictions_invalid,
         count_nonfinite(predictions),
         count_negative(weights),
+        count_nonfinite_weights(weights),
     )

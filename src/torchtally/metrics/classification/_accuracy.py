@@ -17,6 +17,7 @@ from torchtally.functional.classification._accuracy import (
     accuracy_update_checked,
 )
 from torchtally.functional.classification._inputs import SCORE_KINDS, check_index_labels
+from torchtally.functional.classification._valid_inputs import count_nonfinite_weights
 from torchtally.metrics._base import Metric
 
 __all__ = ["AccuracyMetric"]
@@ -41,8 +42,8 @@ class AccuracyMetric(Metric):
             host sync), "probabilities" or "logits".
         check_values: Count invalid labels (see `num_classes`; with binary scores, labels other
             than 0 and 1), invalid index predictions, untrustworthy predictions (rows of class
-            scores whose maximum is NaN or infinite, non-finite binary scores) and negative
-            weights, and raise them at compute.
+            scores whose maximum is NaN or infinite, non-finite binary scores), negative weights
+            and NaN or infinite weights, and raise them at compute.
 
     Labels must have an integer or bool dtype: floating labels raise a TypeError at the call,
     because they are almost always predictions passed in TorchMetrics' `(preds, target)` order
@@ -66,6 +67,7 @@ class AccuracyMetric(Metric):
         "negative predictions",
         "non-finite predictions",
         "negative weights",
+        "NaN or infinite weights",
     )
 
     def __init__(
@@ -94,6 +96,7 @@ class AccuracyMetric(Metric):
                 "predictions outside [0, num_classes)",
                 "non-finite predictions",
                 "negative weights",
+                "NaN or infinite weights",
             )
         super().__init__(name, check_values=check_values)
         self.threshold = float(threshold)
@@ -138,7 +141,13 @@ class AccuracyMetric(Metric):
                 ignore_index=self.ignore_index,
                 score_kind=self.score_kind,
             )
-            self._record_errors(bad_labels, bad_predictions, nonfinite, count_negative(weights))
+            self._record_errors(
+                bad_labels,
+                bad_predictions,
+                nonfinite,
+                count_negative(weights),
+                count_nonfinite_weights(weights),
+            )
         else:
             correct, total = accuracy_update(
                 labels,
