@@ -11,7 +11,7 @@ subclasses. Defaults cover the four outputs of `_outputs`:
 * multilabel metrics get `(targets, sigmoid(output))`;
 * regression metrics get `(targets, output)`, the output reshaped to the targets' shape;
 * sequence metrics get the flattened tokens with pad positions weighted 0, and
-  `PerplexityMetric` gets the summed token loss;
+  `PerplexityMetric` gets the logits (its cross-entropy needs no loss reduction);
 * `MeanMetric` gets the loss weighted by the batch size (tokens, for sequences).
 
 `LearningRateMetric` takes no adaptor: the learner feeds it the optimizer.
@@ -245,9 +245,9 @@ def _sequence_loss(output: SequenceOutput) -> MetricInput:
 
 
 def _perplexity(output: SequenceOutput) -> MetricInput:
-    targets, _, weights = output.flat()
-    total = output.loss.detach() * output.num_tokens()
-    return MetricInput(targets, total, weights=weights)
+    # logits, not the loss: a reduced loss is ambiguous (sum or mean) to the metric
+    targets, logits, weights = output.flat()
+    return MetricInput(targets, logits.detach(), weights=weights)
 
 
 _CLASSIFICATION: tuple[type, ...] = (
