@@ -1,13 +1,16 @@
 """NeuroBench's data sets with its interfaces, over local files (nothing is ever downloaded; a
-missing file is an error naming it): Mackey-Glass (generated locally), WISDM, SpeechCommands."""
+missing file is an error naming it): Mackey-Glass (generated locally), WISDM, SpeechCommands,
+PrimateReaching."""
 
 from torchtally.bench.datasets._mackey_glass import MackeyGlass, mackey_glass_series
+from torchtally.bench.datasets._primate_reaching import PrimateReaching
 from torchtally.bench.datasets._speech_commands import SpeechCommands
 from torchtally.bench.datasets._wisdm import WISDM
 
 __all__ = [
     "WISDM",
     "MackeyGlass",
+    "PrimateReaching",
     "SpeechCommands",
     "mackey_glass_series",
 ]
