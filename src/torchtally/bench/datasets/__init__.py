@@ -1,14 +1,24 @@
 """NeuroBench's data sets with its interfaces, over local files (nothing is ever downloaded; a
 missing file is an error naming it): Mackey-Glass (generated locally), WISDM, SpeechCommands,
-PrimateReaching."""
+PrimateReaching, MSWC (few-shot keyword spotting)."""
 
 from torchtally.bench.datasets._mackey_glass import MackeyGlass, mackey_glass_series
+from torchtally.bench.datasets._mswc import (
+    FSCIL_KEYWORDS,
+    MSWC,
+    IncrementalFewShot,
+    MSWC_query,
+)
 from torchtally.bench.datasets._primate_reaching import PrimateReaching
 from torchtally.bench.datasets._speech_commands import SpeechCommands
 from torchtally.bench.datasets._wisdm import WISDM
 
 __all__ = [
+    "FSCIL_KEYWORDS",
+    "MSWC",
     "WISDM",
+    "IncrementalFewShot",
+    "MSWC_query",
     "MackeyGlass",
     "PrimateReaching",
     "SpeechCommands",
