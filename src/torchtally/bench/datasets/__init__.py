@@ -1,7 +1,9 @@
 """NeuroBench's data sets with its interfaces, over local files (nothing is ever downloaded; a
 missing file is an error naming it): Mackey-Glass (generated locally), WISDM, SpeechCommands,
-PrimateReaching, MSWC (few-shot keyword spotting)."""
+PrimateReaching, MSWC (few-shot keyword spotting),
+ThorEEGMI."""
 
+from torchtally.bench.datasets._eeg import ThorEEGMI
 from torchtally.bench.datasets._mackey_glass import MackeyGlass, mackey_glass_series
 from torchtally.bench.datasets._mswc import (
     FSCIL_KEYWORDS,
@@ -22,5 +24,6 @@ __all__ = [
     "MackeyGlass",
     "PrimateReaching",
     "SpeechCommands",
+    "ThorEEGMI",
     "mackey_glass_series",
 ]
