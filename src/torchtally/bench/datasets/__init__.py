@@ -1,9 +1,10 @@
 """NeuroBench's data sets with its interfaces, over local files (nothing is ever downloaded; a
 missing file is an error naming it): Mackey-Glass (generated locally), WISDM, SpeechCommands,
-PrimateReaching, MSWC (few-shot keyword spotting),
-ThorEEGMI."""
+PrimateReaching, MSWC (few-shot keyword spotting) and ThorEEGMI. Gen4DetectionDataLoader
+checks its files, then says why it is not reimplemented (it needs Prophesee's SDK)."""
 
 from torchtally.bench.datasets._eeg import ThorEEGMI
+from torchtally.bench.datasets._gen4 import Gen4DetectionDataLoader
 from torchtally.bench.datasets._mackey_glass import MackeyGlass, mackey_glass_series
 from torchtally.bench.datasets._mswc import (
     FSCIL_KEYWORDS,
@@ -19,6 +20,7 @@ __all__ = [
     "FSCIL_KEYWORDS",
     "MSWC",
     "WISDM",
+    "Gen4DetectionDataLoader",
     "IncrementalFewShot",
     "MSWC_query",
     "MackeyGlass",
