@@ -175,6 +175,12 @@ def test_incremental_without_split_and_query_set(tmp_path: Path) -> None:
     assert [tuple(y.tolist()) for _, y in support] == [tuple(classes)] * 2
     assert isinstance(query, MSWC_query) and len(query) == 20
     assert sorted({label for _, label in (query[i] for i in range(20))}) == sorted(classes)
+    # Each session's query set is its own: later sessions do not grow an earlier one.
+    _write_mswc(tmp_path, languages=("pt",))
+    two = IncrementalFewShot(1, tmp_path, inc_languages=["eo", "pt"], query_shots=3)
+    first, second = ((query, classes) for _, query, classes in two)
+    assert (len(first[0]), len(first[1])) == (30, 10)
+    assert (len(second[0]), len(second[1])) == (60, 20)
 
 
 def test_mswc_errors(tmp_path: Path) -> None:
@@ -202,3 +208,9 @@ def test_mswc_errors(tmp_path: Path) -> None:
         data[0]
     with pytest.raises(FileNotFoundError, match=r"clips/y/b\.wav"):
         data[1]
+    # A clip over one second is cut to it (NeuroBench's padding fails on it).
+    long_clip = np.arange(RATE + 500) % 20000
+    _write_wav(folder / "en" / "clips" / "y" / "b.wav", long_clip)
+    waveform, label = data[1]
+    assert label == 0 and waveform.shape == (RATE, 1)
+    assert torch.equal(waveform[:, 0], torch.from_numpy(long_clip[:RATE] / 32768.0).float())

@@ -123,3 +123,41 @@ def test_primate_reaching_errors(tmp_path: Path) -> None:
         PrimateReaching(tmp_path, "indy_20160630_01", num_steps=1, stride=0.006)
     with pytest.raises(ValueError, match=r"never downloads.*download=True"):
         PrimateReaching(tmp_path, "indy_20160630_01", num_steps=1, download=True)
+
+
+def test_primate_reaching_inactive_segments_per_chunk_by_hand(tmp_path: Path) -> None:
+    # Segments end one step before each target jump (NeuroBench's forward difference):
+    # [0,29) [29,69) [69,94) [94,139) [139,209) [209,329) [329,349) [349,371) [371,400). Two chunks of 4 (the ninth is left over); 2 train, 1 val, 1 test
+    # each; [139,209) and [209,329) are 50 steps or longer, so dropped. NeuroBench tests chunk
+    # 2's segments by their position in chunk 1 and keeps them.
+    _write_recording(tmp_path / "indy_20160622_01.mat")
+    ours = PrimateReaching(
+        tmp_path,
+        "indy_20160622_01",
+        num_steps=1,
+        split_num=2,
+        train_ratio=0.5,
+        remove_segments_inactive=True,
+        max_segment_length=50,
+    )
+    assert ours.ind_train == list(range(0, 69))
+    assert ours.ind_val == [*range(69, 94), *range(329, 349)]
+    assert ours.ind_test == [*range(94, 139), *range(349, 371)]
+    oracle = _neurobench(
+        tmp_path,
+        "indy_20160622_01",
+        num_steps=1,
+        split_num=2,
+        train_ratio=0.5,
+        remove_segments_inactive=True,
+        max_segment_length=50,
+    )
+    assert [int(i) for i in oracle.ind_train] == [*range(0, 69), *range(139, 329)]
+    assert [int(i) for i in oracle.ind_test] == ours.ind_test
+
+
+def test_neurobench_spike_sorting_fails(tmp_path: Path) -> None:
+    # Why the spike-sorting expectation above is hand-built.
+    _write_recording(tmp_path / "indy_20160622_01.mat")
+    with pytest.raises(IndexError):
+        _neurobench(tmp_path, "indy_20160622_01", num_steps=1, spike_sorting=True)
