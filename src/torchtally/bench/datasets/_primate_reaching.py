@@ -186,7 +186,7 @@ class PrimateReaching(Dataset[tuple[Tensor, Tensor]]):
         if self.ratio != 1:
             # Sum over each window of `ratio` steps that fits ("valid" convolution with ones).
             running = np.zeros((spikes.shape[0], spikes.shape[1] + 1))
-            np.cumsum(spikes, axis=1, out=running[:, 1:])
+            np.cumsum(spikes, axis=1, dtype=np.float64, out=running[:, 1:])
             spikes = running[:, self.ratio :] - running[:, : -self.ratio]
         samples = torch.from_numpy(np.ascontiguousarray(spikes)).float()
         position = torch.from_numpy(np.ascontiguousarray(cursor_pos)).float()
