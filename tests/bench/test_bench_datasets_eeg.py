@@ -44,7 +44,9 @@ def test_thor_eeg_errors(tmp_path: Path) -> None:
         ThorEEGMI(tmp_path, "val")
     with pytest.raises(ValueError, match=r"`split` must be 'train' or 'val'.*split='test'"):
         ThorEEGMI(tmp_path, "test")
-    with pytest.raises(ValueError, match=r"never downloads.*download=True"):
+    with pytest.raises(
+        ValueError, match=r"never downloads.*download=True.*train_X\.npy.*train_y\.npy"
+    ):
         ThorEEGMI(tmp_path, download=True)
     np.save(tmp_path / "train_X.npy", np.zeros((3, 4)))
     np.save(tmp_path / "train_y.npy", np.zeros(3))

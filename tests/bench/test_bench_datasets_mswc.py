@@ -196,7 +196,9 @@ def test_mswc_errors(tmp_path: Path) -> None:
         MSWC(tmp_path, "eval")
     with pytest.raises(ValueError, match=r"`language`.*Received: language=None"):
         MSWC(tmp_path, "evaluation")
-    with pytest.raises(ValueError, match=r"never downloads.*download=True"):
+    with pytest.raises(
+        ValueError, match=r"never downloads.*download=True.*MSWC/base_test\.csv.*huggingface"
+    ):
         MSWC(tmp_path, "base", "testing", download=True)
     folder = tmp_path / "MSWC"
     folder.mkdir()

@@ -121,7 +121,9 @@ def test_primate_reaching_errors(tmp_path: Path) -> None:
         PrimateReaching(tmp_path, "indy_20160630_01", num_steps=0)
     with pytest.raises(ValueError, match=r"`stride` must be a multiple of 0\.004"):
         PrimateReaching(tmp_path, "indy_20160630_01", num_steps=1, stride=0.006)
-    with pytest.raises(ValueError, match=r"never downloads.*download=True"):
+    with pytest.raises(
+        ValueError, match=r"never downloads.*download=True.*indy_20160630_01\.mat.*zenodo"
+    ):
         PrimateReaching(tmp_path, "indy_20160630_01", num_steps=1, download=True)
 
 

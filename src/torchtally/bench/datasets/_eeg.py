@@ -38,10 +38,10 @@ class ThorEEGMI(Dataset[tuple[Tensor, Tensor]]):
             raise ValueError(
                 f"Argument `split` must be 'train' or 'val'. Received: split={split!r}"
             )
-        refuse_download("ThorEEGMI", download)
         self.root = os.fspath(root)
         self.split = split
         paths = [os.path.join(self.root, f"{split}_{part}.npy") for part in ("X", "y")]
+        refuse_download("ThorEEGMI", download, " and ".join(map(repr, paths)), SOURCE)
         missing = [path for path in paths if not os.path.isfile(path)]
         if missing:
             raise missing_files_error("ThorEEGMI", missing, SOURCE)

@@ -66,13 +66,13 @@ def load_wav(path: str | os.PathLike[str]) -> tuple[Tensor, int]:
     return torch.from_numpy(_pcm_to_float(raw, width, channels)), rate
 
 
-def refuse_download(dataset: str, download: bool) -> None:
-    """`download=True` is refused up front: torchtally reads local files only."""
+def refuse_download(dataset: str, download: bool, where: str, source: str) -> None:
+    """`download=True` is refused up front, naming the files to place and where: torchtally
+    reads local files only."""
     if download:
         raise ValueError(
             f"{dataset}: argument `download` must be False: torchtally never downloads data. "
-            "Received: download=True. Place the files where the docstring says and pass "
-            "download=False."
+            f"Received: download=True. Place {where} (from {source}) and pass download=False."
         )
 
 

@@ -208,7 +208,7 @@ class MSWC(Dataset[tuple[Any, ...]]):
                 f"Argument `subset` must be 'base' or 'evaluation'. Received: subset={subset!r}"
             )
         self.subset = subset
-        refuse_download("MSWC", download)
+        refuse_download("MSWC", download, f"{split_path!r} and the clips it lists", SOURCE)
         self._walker = _read_split(split_path)
 
     def __getitem__(self, index: int) -> tuple[Any, ...]:

@@ -139,8 +139,8 @@ class PrimateReaching(Dataset[tuple[Tensor, Tensor]]):
         _check(
             split_num, "split_num", "an integer >= 1", isinstance(split_num, int) and split_num >= 1
         )
-        refuse_download("PrimateReaching", download)
         self.file_path = os.path.join(os.fspath(file_path), self.filename)
+        refuse_download("PrimateReaching", download, repr(self.file_path), SOURCE)
         if not os.path.isfile(self.file_path):
             raise missing_files_error("PrimateReaching", [self.file_path], SOURCE)
 

@@ -57,9 +57,10 @@ class SpeechCommands(Dataset[tuple[Tensor, Tensor]]):
                 "Argument `subset` must be one of 'training', 'validation', 'testing' or None. "
                 f"Received: subset={subset!r}"
             )
-        refuse_download("SpeechCommands", download)
         self.truncate_or_pad_to_1s = truncate_or_pad_to_1s
         self._path = os.path.join(os.fspath(path), FOLDER)
+        where = f"the keyword folders, validation_list.txt and testing_list.txt in {self._path!r}"
+        refuse_download("SpeechCommands", download, where, SOURCE)
         if not os.path.isdir(self._path):
             raise missing_files_error("SpeechCommands", [self._path], SOURCE)
         keywords = sorted(
