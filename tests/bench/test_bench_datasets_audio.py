@@ -149,3 +149,39 @@ def test_load_wav_float_and_other_formats(tmp_path: Path) -> None:
     assert rate == 48000 and torch.equal(waveform, torch.from_numpy(data)[None])
     with pytest.raises(ValueError, match=r"Only WAV.*clip.opus"):
         load_wav(tmp_path / "clip.opus")
+
+
+def test_speech_commands_feed_the_gsc_pipeline(tmp_path: Path) -> None:
+    # NeuroBench's keyword-spotting examples: SpeechCommands batches through S2SPreProcessor
+    # (and MFCCPreProcessor) into a Benchmark-style (data, targets) batch.
+    from torchtally.bench import MFCCPreProcessor, S2SPreProcessor
+
+    _speech_commands(tmp_path)
+    loader = torch.utils.data.DataLoader(SpeechCommands(tmp_path, "validation"), batch_size=2)
+    batch = tuple(next(iter(loader)))  # as Benchmark.run passes it (NeuroBench's too)
+    spikes, targets = S2SPreProcessor()(batch)
+    assert spikes.shape[0] == 2 and spikes.shape[-1] == 20 and targets.tolist() == [1, 0]
+    coefficients, _ = MFCCPreProcessor(n_mfcc=13, melkwargs={"n_mels": 20})(batch)
+    assert coefficients.shape[:3] == (2, 1, 13)
+
+
+def _argmax(output: torch.Tensor) -> torch.Tensor:
+    return output.argmax(-1)
+
+
+def test_speech_commands_benchmark_end_to_end(tmp_path: Path) -> None:
+    import torchtally.bench as tb
+
+    _speech_commands(tmp_path)
+    data = SpeechCommands(tmp_path, "training")
+    loader = torch.utils.data.DataLoader(data, batch_size=2)
+    mfcc = tb.MFCCPreProcessor(n_mfcc=8, melkwargs={"n_mels": 16})
+    features = mfcc(tuple(next(iter(loader))))[0][0].numel()
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(features, 3))
+    metrics = [[tb.ParameterCount], [tb.ClassificationAccuracy]]
+    results = tb.Benchmark(tb.TorchModel(net), loader, [mfcc], [_argmax], metrics).run(quiet=True)
+    with torch.no_grad():
+        hits = sum(int((net(mfcc(tuple(b))[0]).argmax(1) == b[1]).sum()) for b in loader)
+    assert results["ParameterCount"] == features * 3 + 3
+    assert results["ClassificationAccuracy"] == pytest.approx(hits / len(data))
