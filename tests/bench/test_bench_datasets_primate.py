@@ -163,3 +163,22 @@ def test_neurobench_spike_sorting_fails(tmp_path: Path) -> None:
     _write_recording(tmp_path / "indy_20160622_01.mat")
     with pytest.raises(IndexError):
         _neurobench(tmp_path, "indy_20160622_01", num_steps=1, spike_sorting=True)
+
+
+def test_primate_reaching_benchmark_r2_matches_sklearn(tmp_path: Path) -> None:
+    # NeuroBench's primate-reaching task: a decoder over the test split, scored by R2.
+    metrics_module = pytest.importorskip("sklearn.metrics")
+    import torchtally.bench as tb
+
+    _write_recording(tmp_path / "indy_20170131_02.mat")
+    data = PrimateReaching(tmp_path, "indy_20170131_02", num_steps=1)
+    test = torch.utils.data.Subset(data, data.ind_test)
+    loader = torch.utils.data.DataLoader(test, batch_size=16)
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(5, 2))
+    results = tb.Benchmark(tb.TorchModel(net), loader, [], [], [[], [tb.R2]]).run(quiet=True)
+    with torch.no_grad():
+        x = torch.stack([test[i][0] for i in range(len(test))])
+        y = torch.stack([test[i][1] for i in range(len(test))])
+        expected = metrics_module.r2_score(y.numpy(), net(x).numpy())
+    assert results["R2"] == pytest.approx(expected, rel=1e-5, abs=1e-6)
