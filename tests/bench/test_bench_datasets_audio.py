@@ -46,6 +46,10 @@ def _speech_commands(root: Path) -> dict[str, np.ndarray]:
         clips[name] = rng.integers(-32768, 32767, n, dtype=np.int16)
         _write_wav(folder / name, clips[name])
     _write_wav(folder / "_background_noise_" / "white_noise.wav", clips["no/aa11_nohash_0.wav"])
+    # Hidden entries are not keywords or clips (glob's rule in torchaudio and NeuroBench).
+    _write_wav(folder / ".cache" / "x_nohash_0.wav", clips["no/aa11_nohash_0.wav"])
+    _write_wav(folder / "yes" / ".aa11_nohash_9.wav", clips["no/aa11_nohash_0.wav"])
+    _write_wav(folder / "no" / "aa11_nohash_0.wav.tmp", clips["no/aa11_nohash_0.wav"])
     (folder / "validation_list.txt").write_text("up/dd44_nohash_0.wav\nno/aa11_nohash_0.wav\n")
     (folder / "testing_list.txt").write_text("yes/bb22_nohash_1.wav\n")
     return clips

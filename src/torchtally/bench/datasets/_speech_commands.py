@@ -66,7 +66,8 @@ class SpeechCommands(Dataset[tuple[Tensor, Tensor]]):
         keywords = sorted(
             entry.name
             for entry in os.scandir(self._path)
-            if entry.is_dir() and entry.name != NOISE_FOLDER
+            # glob's rule, as in torchaudio and NeuroBench: hidden folders are not keywords.
+            if entry.is_dir() and entry.name != NOISE_FOLDER and not entry.name.startswith(".")
         )
         self.labels = {keyword: index for index, keyword in enumerate(keywords)}
         self._walker = self._clips(subset)
@@ -90,10 +91,9 @@ class SpeechCommands(Dataset[tuple[Tensor, Tensor]]):
         held_out = set(self._listed("validation_list.txt", "testing_list.txt")) if subset else set()
         every = sorted(
             os.path.join(keyword, name)
-            for keyword in sorted(os.listdir(self._path))
-            if keyword != NOISE_FOLDER and os.path.isdir(os.path.join(self._path, keyword))
+            for keyword in self.labels
             for name in os.listdir(os.path.join(self._path, keyword))
-            if name.endswith(".wav") and "_nohash_" in name
+            if name.endswith(".wav") and "_nohash_" in name and not name.startswith(".")
         )
         return [clip for clip in every if clip not in held_out]
 
