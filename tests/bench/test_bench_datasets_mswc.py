@@ -200,6 +200,10 @@ def test_mswc_errors(tmp_path: Path) -> None:
         ValueError, match=r"never downloads.*download=True.*MSWC/base_test\.csv.*huggingface"
     ):
         MSWC(tmp_path, "base", "testing", download=True)
+    with pytest.raises(ValueError, match=r"`k_shot`.*\(100, 100 clips.*k_shot=101"):
+        IncrementalFewShot(101, tmp_path, support_query_split=(100, 100))
+    with pytest.raises(ValueError, match=r"`support_query_split`.*at most 200"):
+        IncrementalFewShot(5, tmp_path, support_query_split=(150, 100))
     folder = tmp_path / "MSWC"
     folder.mkdir()
     (folder / "base_test.csv").write_text("LINK,WORD,LANG\nx/a.wav,hello,en\n")

@@ -265,6 +265,19 @@ class IncrementalFewShot(IterableDataset[Any]):
         query_shots: int = -1,
         support_query_split: tuple[int, int] | None = None,
     ) -> None:
+        n_support, n_query = support_query_split or (self.samples_per_class,) * 2
+        if n_support + n_query > self.samples_per_class and support_query_split is not None:
+            raise ValueError(
+                "Argument `support_query_split` must be two pool sizes summing to at most "
+                f"{self.samples_per_class}. Received: support_query_split={support_query_split!r}"
+            )
+        shots = query_shots if query_shots != -1 else k_shot
+        if not 1 <= k_shot <= n_support or not 1 <= shots <= n_query:
+            raise ValueError(
+                f"Arguments `k_shot` and `query_shots` must be between 1 and the support and "
+                f"query pools ({n_support}, {n_query} clips per class). Received: "
+                f"k_shot={k_shot}, query_shots={query_shots}"
+            )
         self.k_shot = k_shot
         self.root = os.fspath(root)
         self.languages = list(inc_languages)
@@ -307,17 +320,20 @@ class IncrementalFewShot(IterableDataset[Any]):
     ) -> tuple[list[tuple[Tensor, Tensor]], MSWC_query, list[int]]:
         # The query set grows by this session's classes; it is copied (NeuroBench hands every
         # session the same list, so earlier query sets grow too).
-        folder = os.path.join(dataset.dataset_folder, "{}", FOLDER_AUDIO)
+
+        def folder(language: str) -> str:
+            return os.path.join(dataset.dataset_folder, language, FOLDER_AUDIO)
+
         for label in classes:
             for j in np.random.choice(pools[label][1], self.query_shots, replace=False):
                 path, _, language = dataset._walker[int(j)]
-                self.cumulative_query.append((path, label, folder.format(language)))
+                self.cumulative_query.append((path, label, folder(language)))
         shots: list[list[tuple[Tensor, int]]] = [[] for _ in range(self.k_shot)]
         for label in classes:
             picks = np.random.choice(pools[label][0], self.k_shot, replace=False)
             for shot, j in enumerate(picks):
                 path, real_label, language = dataset._walker[int(j)]
-                shots[shot].append((_clip(folder.format(language), path), real_label))
+                shots[shot].append((_clip(folder(language), path), real_label))
         support = [
             (torch.stack([x for x, _ in shot]), torch.tensor([y for _, y in shot]))
             for shot in shots
