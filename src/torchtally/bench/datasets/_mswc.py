@@ -318,12 +318,11 @@ class IncrementalFewShot(IterableDataset[Any]):
         classes: list[int],
         sessions: dict[str, list[int]],
     ) -> tuple[list[tuple[Tensor, Tensor]], MSWC_query, list[int]]:
-        # The query set grows by this session's classes; it is copied (NeuroBench hands every
-        # session the same list, so earlier query sets grow too).
-
         def folder(language: str) -> str:
             return os.path.join(dataset.dataset_folder, language, FOLDER_AUDIO)
 
+        # The query set grows by this session's classes; it is copied (NeuroBench hands every
+        # session the same list, so earlier query sets grow too).
         for label in classes:
             for j in np.random.choice(pools[label][1], self.query_shots, replace=False):
                 path, _, language = dataset._walker[int(j)]
