@@ -190,7 +190,11 @@ def test_plots_draw_the_written_data_and_the_report_embeds_them(
     axes = drawn["pr-curve-test-pr_curve.png"].axes[0]
     for line, (name, curve) in zip(axes.get_lines(), curves.metric_pr["pr_curve"].items()):
         assert line.get_label() == name
-        points = sorted(zip(curve["recall"], curve["precision"]))
+        points = [
+            (r, p)
+            for r, p in zip(curve["recall"], curve["precision"])
+            if r is not None and p is not None
+        ]
         assert list(line.get_xdata()) == pytest.approx([r for r, _ in points])
         assert list(line.get_ydata()) == pytest.approx([p for _, p in points])
 
@@ -289,6 +293,7 @@ def test_at_k_curves_equal_the_metric_and_torchmetrics(ranker_run: dict[str, Any
     assert at_k["ndcg@5"]["k"] == [1, 2, 3, 4, 5] and at_k["ndcg@5"]["top_k"] == 5
     assert at_k["hit_rate@3"]["k"] == [1, 2, 3]
     assert at_k["mrr"]["k"] == list(range(1, K + 1)) and at_k["mrr"]["top_k"] is None
+    assert [at_k[n]["logged_k"] for n in ("ndcg@5", "hit_rate@3", "mrr")] == [5, 3, K]
     # At the metric's own k the curve gives the value the learner logged.
     values = ranker_run["values"]
     assert at_k["ndcg@5"]["value"][4] == pytest.approx(values["ndcg@5"], abs=1e-12)
@@ -333,6 +338,10 @@ def test_at_k_plot_draws_the_written_values(
     for name, entry in at_k.items():
         assert list(lines[name].get_xdata()) == entry["k"]
         assert list(lines[name].get_ydata()) == pytest.approx(entry["value"])
+    stars = [line for line in lines.values() if line.get_marker() == "*"]
+    assert sorted(float(line.get_ydata()[0]) for line in stars) == pytest.approx(
+        sorted(ranker_run["values"][name] for name in ("ndcg@5", "hit_rate@3", "mrr"))
+    )
 
 
 def test_at_k_values_thin_long_ranges() -> None:

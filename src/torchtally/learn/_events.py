@@ -110,7 +110,8 @@ class CurveData:
             "value": float}.
         metric_pr: Precision-recall curve metric name -> class name -> {"precision": [...],
             "recall": [...], "thresholds": [...]} as the metric computes them.
-        at_k: Retrieval metric name -> {"k": [...], "value": [...], "top_k": int or None}.
+        at_k: Retrieval metric name -> {"k": [...], "value": [...], "top_k": int or None,
+            "logged_k": the k of the value it logs, or None}.
     """
 
     confusion_matrix: list[list[float]] | None = None

@@ -106,6 +106,7 @@ class AtKCollector:
             name for name, metric in metrics.metrics.items() if isinstance(metric, _AT_K_TYPES)
         ]
         self._siblings: dict[str, dict[int, Metric]] = {}
+        self._logged_k: dict[str, int | None] = {}
         self._add = step_closure(self._update)
 
     def __bool__(self) -> bool:
@@ -127,10 +128,13 @@ class AtKCollector:
     def _build(self, name: str, args: tuple[Any, ...]) -> dict[int, Metric]:
         metric: Any = self._split.metrics[name]
         k_max = metric.top_k
+        self._logged_k[name] = k_max
         if k_max is None:
             preds = args[0] if args else None
-            grouped = metric.capacity is None and isinstance(preds, Tensor) and preds.dim() == 2
-            k_max = int(preds.shape[-1]) if grouped and preds is not None else _DEFAULT_K_MAX
+            if metric.capacity is None and isinstance(preds, Tensor) and preds.dim() == 2:
+                k_max = self._logged_k[name] = int(preds.shape[-1])  # every candidate
+            else:  # the flat form: queries of any length
+                k_max = _DEFAULT_K_MAX
         return {
             k: type(metric)(
                 top_k=k,
@@ -146,13 +150,20 @@ class AtKCollector:
         }
 
     def result(self) -> dict[str, dict[str, object]]:
-        """Metric name -> `{"k": [...], "value": [...], "top_k": its own k or None}`, for the
-        metrics that saw at least one step."""
+        """Metric name -> `{"k": [...], "value": [...], "top_k": its own k or None,
+        "logged_k": the k whose value it logs (its top_k, else the candidate count of the
+        grouped form; None for the flat form without top_k)}`, for the metrics that saw at
+        least one step."""
         out: dict[str, dict[str, object]] = {}
         for name, siblings in self._siblings.items():
             values = [_float(metric.compute()) for metric in siblings.values()]
             top_k = getattr(self._split.metrics[name], "top_k", None)
-            out[name] = {"k": list(siblings), "value": values, "top_k": top_k}
+            out[name] = {
+                "k": list(siblings),
+                "value": values,
+                "top_k": top_k,
+                "logged_k": self._logged_k.get(name),
+            }
         return out
 
 

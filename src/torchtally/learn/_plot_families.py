@@ -114,15 +114,14 @@ def plot_metric_pr(
     ax = figure.subplots()
     for label, curve in curves.items():
         recall, precision = _floats(curve.get("recall")), _floats(curve.get("precision"))
-        points = sorted(
-            (r, p) for r, p in zip(recall, precision) if math.isfinite(r) and math.isfinite(p)
-        )
+        # The metric's order (recall decreasing) drawn as steps-post: scikit-learn's display.
+        points = [(r, p) for r, p in zip(recall, precision) if math.isfinite(r * p)]
         ax.plot(
             [r for r, _ in points],
             [p for _, p in points],
             lw=1.6,
             marker="." if len(points) <= 60 else None,
-            drawstyle="steps-pre",
+            drawstyle="steps-post",
             label=label,
         )
     ax.set_xlim(-0.01, 1.01)
@@ -133,16 +132,16 @@ def plot_metric_pr(
     ax.set_ylabel("precision")
     ax.set_title(f"{split}: {name} (precision-recall curve metric)", fontweight="bold")
     if len(curves) <= _LEGEND_LIMIT:
-        ax.legend(loc="lower left", fontsize=8)
+        ax.legend(loc="best", fontsize=8)
     return save_png(figure, path)
 
 
 def plot_at_k(at_k: Mapping[str, Mapping[str, object]], split: str, path: Path) -> Path | None:
     """Every retrieval metric against its cut-off k (one line each); a star marks the value
-    at the metric's own `top_k`, the value it logs.
+    the metric logs (at its own `top_k`; without one, at the candidate count).
 
     Args:
-        at_k: `CurveData.at_k` (metric -> k, value, top_k).
+        at_k: `CurveData.at_k` (metric -> k, value, top_k, logged_k).
         split: The split name (for the title).
         path: Where to write the PNG.
 
@@ -162,14 +161,14 @@ def plot_at_k(at_k: Mapping[str, Mapping[str, object]], split: str, path: Path) 
         ks, values = _floats(entry.get("k")), _floats(entry.get("value"))
         (line,) = ax.plot(ks, values, marker="o", ms=3.5, lw=1.6, label=name)
         largest = max([largest, *ks])
-        own = entry.get("top_k")
+        own = entry.get("logged_k")
         if _number(own) and own in ks:
             value = values[ks.index(float(own))]
             ax.plot([own], [value], marker="*", ms=13, color=line.get_color(), mec="black")
             ax.annotate(
                 f"{value:.3f}", (float(own), value), textcoords="offset points", xytext=(6, 6)
             )
-    ax.set_xlim(0.5, largest + 0.5)
+    ax.set_xlim(0.5, largest + 0.9)  # room for the last star's label
     ax.set_ylim(-0.02, 1.05)
     if largest <= 25:
         ax.set_xticks(range(1, int(largest) + 1))
@@ -177,7 +176,7 @@ def plot_at_k(at_k: Mapping[str, Mapping[str, object]], split: str, path: Path) 
     ax.set_ylabel("value")
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
-    ax.set_title(f"{split}: retrieval metrics @k (★ = the metric's own k)", fontweight="bold")
+    ax.set_title(f"{split}: retrieval metrics @k (★ = the logged value)", fontweight="bold")
     return save_png(figure, path)
 
 
