@@ -28,7 +28,7 @@ from torchtally.learn._plot_logs import read_logdir
 from torchtally.learn._plots import plot_logdir
 from torchtally.metrics import MeanMetric
 from torchtally.metrics.calibration import CalibrationErrorMetric
-from torchtally.metrics.curves import PrecisionRecallCurveMetric
+from torchtally.metrics.curves import PrecisionRecallCurveMetric, ROCMetric
 from torchtally.metrics.retrieval import (
     RetrievalHitRateMetric,
     RetrievalMRRMetric,
@@ -74,12 +74,20 @@ def classifier_run(tmp_path: Path) -> dict[str, Any]:
     model = torch.nn.Linear(4, 3)
     calibration = CalibrationErrorMetric(num_classes=3, n_bins=10, name="ece")
     pr = PrecisionRecallCurveMetric("multiclass", num_classes=3, name="pr_curve")
+    roc = ROCMetric("multiclass", num_classes=3, name="roc_curve")
     learner = Learner(
         model,
         torch.optim.SGD(model.parameters(), lr=0.1),
         eval_step=step,
         logdir=tmp_path,
-        metrics={"test": [MeanMetric("loss"), (calibration, probabilities), (pr, probabilities)]},
+        metrics={
+            "test": [
+                MeanMetric("loss"),
+                (calibration, probabilities),
+                (pr, probabilities),
+                (roc, probabilities),
+            ]
+        },
         class_names=["lo", "mid", "hi"],
     )
     values = learner.test(torch.utils.data.DataLoader(data, batch_size=32), curves=True)
@@ -93,6 +101,7 @@ def classifier_run(tmp_path: Path) -> dict[str, Any]:
         "probs": torch.softmax(torch.cat(kept), 1),
         "calibration": calibration,
         "pr": pr,
+        "roc": roc,
     }
 
 
@@ -138,6 +147,18 @@ def test_pr_curves_are_the_metrics_own_and_equal_sklearn(classifier_run: dict[st
         np.testing.assert_allclose(written[name]["precision"], sk_p, atol=1e-12)
         np.testing.assert_allclose(written[name]["recall"], sk_r, atol=1e-12)
         np.testing.assert_allclose(written[name]["thresholds"], sk_t, atol=1e-12)
+    # The ROC curve metric's curves, likewise.
+    roc_written = classifier_run["written"]["metric_roc"]["roc_curve"]
+    own_roc = classifier_run["roc"].compute()
+    for index, name in enumerate(["lo", "mid", "hi"]):
+        fpr, tpr, thresholds = own_roc[index]
+        assert nan_equal(roc_written[name]["fpr"], fpr.tolist())
+        assert nan_equal(roc_written[name]["tpr"], tpr.tolist())
+        sk_fpr, sk_tpr, _ = skm.roc_curve(labels == index, probs[:, index], drop_intermediate=False)
+        np.testing.assert_allclose(roc_written[name]["fpr"], sk_fpr, atol=1e-12)
+        np.testing.assert_allclose(roc_written[name]["tpr"], sk_tpr, atol=1e-12)
+    # Curves are not numbers: those metrics are plotted, not logged.
+    assert set(classifier_run["values"]) == {"loss", "ece"}
     # The classic curves are still there, beside the metrics' own.
     matrix = skm.confusion_matrix(labels, probs.argmax(1), labels=range(3))
     assert classifier_run["written"]["confusion_matrix"] == matrix.tolist()
@@ -158,13 +179,22 @@ def test_plots_draw_the_written_data_and_the_report_embeds_them(
     logdir = classifier_run["logdir"]
     paths = plot_logdir(logdir)
     names = [p.name for p in paths]
-    for expected in ("reliability-test-ece.png", "pr-curve-test-pr_curve.png", "pr-test.png"):
+    for expected in (
+        "reliability-test-ece.png",
+        "pr-curve-test-pr_curve.png",
+        "roc-curve-test-roc_curve.png",
+        "pr-test.png",
+    ):
         assert expected in names
     assert "at-k-test.png" not in names  # no retrieval metric
     report = paths[-1].read_text(encoding="utf-8")
     for path in paths[:-1]:
         assert embedded(report, path), path.name
-    for name in ("reliability-test-ece.png", "pr-curve-test-pr_curve.png"):
+    for name in (
+        "reliability-test-ece.png",
+        "pr-curve-test-pr_curve.png",
+        "roc-curve-test-roc_curve.png",
+    ):
         assert_png(logdir / "plots" / name)
     assert "test: ece reliability diagram" in report
     assert "test: pr_curve precision-recall" in report
@@ -197,6 +227,11 @@ def test_plots_draw_the_written_data_and_the_report_embeds_them(
         ]
         assert list(line.get_xdata()) == pytest.approx([r for r, _ in points])
         assert list(line.get_ydata()) == pytest.approx([p for _, p in points])
+    roc_lines = drawn["roc-curve-test-roc_curve.png"].axes[0].get_lines()[1:]  # after chance
+    for line, (name, curve) in zip(roc_lines, curves.metric_roc["roc_curve"].items(), strict=True):
+        assert line.get_label() == name
+        assert list(line.get_xdata()) == pytest.approx(curve["fpr"])
+        assert list(line.get_ydata()) == pytest.approx(curve["tpr"])
 
 
 def test_binned_binary_pr_curve_equals_torchmetrics(tmp_path: Path) -> None:
@@ -342,6 +377,20 @@ def test_at_k_plot_draws_the_written_values(
     assert sorted(float(line.get_ydata()[0]) for line in stars) == pytest.approx(
         sorted(ranker_run["values"][name] for name in ("ndcg@5", "hit_rate@3", "mrr"))
     )
+
+
+def test_unreadable_output_without_family_metrics_still_raises(tmp_path: Path) -> None:
+    model = torch.nn.Linear(2, 1)
+
+    def step(model: Any, batch: Any) -> RegressionOutput:
+        x, y = batch
+        pred = model(x).squeeze(-1)
+        return RegressionOutput(torch.nn.functional.mse_loss(pred, y), pred, y)
+
+    learner = Learner(model, torch.optim.SGD(model.parameters(), lr=0.1), train_step=step)
+    data = torch.utils.data.TensorDataset(torch.randn(6, 2), torch.randn(6))
+    with pytest.raises(TypeError, match="Curves need a ClassificationOutput"):
+        learner.test(torch.utils.data.DataLoader(data, batch_size=3), curves=True)
 
 
 def test_at_k_values_thin_long_ranges() -> None:

@@ -110,6 +110,8 @@ class CurveData:
             "value": float}.
         metric_pr: Precision-recall curve metric name -> class name -> {"precision": [...],
             "recall": [...], "thresholds": [...]} as the metric computes them.
+        metric_roc: ROC curve metric name -> class name -> {"fpr": [...], "tpr": [...],
+            "thresholds": [...]} as the metric computes them.
         at_k: Retrieval metric name -> {"k": [...], "value": [...], "top_k": int or None,
             "logged_k": the k of the value it logs, or None}.
     """
@@ -120,6 +122,7 @@ class CurveData:
     pr: dict[str, dict[str, object]] = field(default_factory=dict)
     reliability: dict[str, dict[str, object]] = field(default_factory=dict)
     metric_pr: dict[str, dict[str, dict[str, object]]] = field(default_factory=dict)
+    metric_roc: dict[str, dict[str, dict[str, object]]] = field(default_factory=dict)
     at_k: dict[str, dict[str, object]] = field(default_factory=dict)
 
 

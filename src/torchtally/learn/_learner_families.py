@@ -5,7 +5,8 @@ so its plot data comes from the metric itself, not from scores collected on the 
 
 * `CalibrationErrorMetric`: its `reliability_diagram()` (per-bin confidence, accuracy and
   weight) and its value;
-* `PrecisionRecallCurveMetric`: its `compute()` (exact or binned), per class;
+* `PrecisionRecallCurveMetric` and `ROCMetric`: their `compute()` (exact or binned), per
+  class;
 * retrieval metrics with a cut-off (NDCG, MRR, MAP, HitRate, Precision, Recall): the metric
   at a range of k. A grouped retrieval metric keeps only the running mean of its per-query
   values at its own k, so the other k need metrics of their own: `AtKCollector` builds one
@@ -28,7 +29,7 @@ from torchtally.learn._learner_curves import CurveCollector, curve_data, curve_o
 from torchtally.learn._learner_metrics import SplitMetrics
 from torchtally.metrics import Metric
 from torchtally.metrics.calibration import CalibrationErrorMetric
-from torchtally.metrics.curves import PrecisionRecallCurveMetric
+from torchtally.metrics.curves import PrecisionRecallCurveMetric, ROCMetric
 from torchtally.metrics.retrieval import (
     RetrievalHitRateMetric,
     RetrievalMAPMetric,
@@ -177,7 +178,8 @@ def add_metric_curves(
     at_k: Mapping[str, dict[str, object]] | None = None,
     class_names: Sequence[str] | None = None,
 ) -> CurveData:
-    """Fill `data`'s `reliability`, `metric_pr` and `at_k` from the split's metrics.
+    """Fill `data`'s `reliability`, `metric_pr`, `metric_roc` and `at_k` from the split's
+    metrics.
 
     Args:
         data: The split's curves (its classic fields are left alone).
@@ -197,15 +199,20 @@ def add_metric_curves(
             entry["value"] = _float(metric.compute())
             data.reliability[name] = entry
         elif isinstance(metric, PrecisionRecallCurveMetric):
-            data.metric_pr[name] = _pr_entry(metric, class_names)
+            data.metric_pr[name] = _curve_entry(metric, ("precision", "recall"), class_names)
+        elif isinstance(metric, ROCMetric):
+            data.metric_roc[name] = _curve_entry(metric, ("fpr", "tpr"), class_names)
     if at_k:
         data.at_k.update({name: dict(entry) for name, entry in at_k.items()})
     return data
 
 
-def _pr_entry(
-    metric: PrecisionRecallCurveMetric, class_names: Sequence[str] | None
+def _curve_entry(
+    metric: PrecisionRecallCurveMetric | ROCMetric,
+    keys: tuple[str, str],
+    class_names: Sequence[str] | None,
 ) -> dict[str, dict[str, object]]:
+    """Class -> {keys[0]: [...], keys[1]: [...], "thresholds": [...]} of a curve metric."""
     result = metric.compute()
     if isinstance(result, tuple):  # binary, or micro-averaged
         label = "all classes (micro)" if metric.average == "micro" else "positive"
@@ -216,8 +223,8 @@ def _pr_entry(
             names = [str(i) for i in range(len(result))]
         curves = dict(zip(names, result))
     return {
-        label: {"precision": _list(p), "recall": _list(r), "thresholds": _list(t)}
-        for label, (p, r, t) in curves.items()
+        label: {keys[0]: _list(a), keys[1]: _list(b), "thresholds": _list(t)}
+        for label, (a, b, t) in curves.items()
     }
 
 
@@ -230,6 +237,7 @@ def has_metric_curves(metrics: Mapping[str, Metric]) -> bool:
     kinds: tuple[type[Metric], ...] = (
         CalibrationErrorMetric,
         PrecisionRecallCurveMetric,
+        ROCMetric,
         *_AT_K_TYPES,
     )
     return any(isinstance(metric, kinds) for metric in metrics.values())

@@ -1,6 +1,7 @@
-"""Plots of the test metrics' own plot data (`CurveData.reliability`, `.metric_pr`, `.at_k`):
-a reliability diagram per calibration metric, the precision-recall curves of each curve
-metric, and one chart of every retrieval metric against its cut-off k."""
+"""Plots of the test metrics' own plot data (`CurveData.reliability`, `.metric_pr`,
+`.metric_roc`, `.at_k`): a reliability diagram per calibration metric, the curves of each
+precision-recall or ROC curve metric, and one chart of every retrieval metric against its
+cut-off k."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from torchtally.learn._plot_canvas import new_figure, save_png
 
-__all__ = ["plot_at_k", "plot_metric_pr", "plot_reliability"]
+__all__ = ["plot_at_k", "plot_metric_pr", "plot_metric_roc", "plot_reliability"]
 
 _NORM_NAMES = {"l1": "ECE", "max": "MCE", "l2": "RMS calibration error"}
 _LEGEND_LIMIT = 20
@@ -133,6 +134,43 @@ def plot_metric_pr(
     ax.set_title(f"{split}: {name} (precision-recall curve metric)", fontweight="bold")
     if len(curves) <= _LEGEND_LIMIT:
         ax.legend(loc="best", fontsize=8)
+    return save_png(figure, path)
+
+
+def plot_metric_roc(
+    name: str, curves: Mapping[str, Mapping[str, object]], split: str, path: Path
+) -> Path:
+    """The ROC curves a `ROCMetric` computed, one per class, against the chance diagonal.
+
+    Args:
+        name: The metric's name.
+        curves: Its entry of `CurveData.metric_roc` (class -> fpr, tpr, thresholds).
+        split: The split name (for the title).
+        path: Where to write the PNG.
+
+    Returns:
+        `path`.
+
+    Example:
+        >>> plot_metric_roc("roc", curves.metric_roc["roc"], "test", Path("roc.png"))
+        PosixPath('roc.png')
+    """
+    figure = new_figure(6.4, 6.0)
+    ax = figure.subplots()
+    ax.plot([0, 1], [0, 1], ls="--", lw=1, color="0.6", label="chance")
+    for label, curve in curves.items():
+        fpr, tpr = _floats(curve.get("fpr")), _floats(curve.get("tpr"))
+        points = [(x, y) for x, y in zip(fpr, tpr) if math.isfinite(x * y)]
+        ax.plot([x for x, _ in points], [y for _, y in points], lw=1.6, label=label)
+    ax.set_xlim(-0.01, 1.01)
+    ax.set_ylim(-0.01, 1.01)
+    ax.set_aspect("equal")
+    ax.grid(alpha=0.3)
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.set_title(f"{split}: {name} (ROC curve metric)", fontweight="bold")
+    if len(curves) <= _LEGEND_LIMIT:
+        ax.legend(loc="lower right", fontsize=8)
     return save_png(figure, path)
 
 
