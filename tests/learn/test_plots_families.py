@@ -28,7 +28,7 @@ from torchtally.learn._plot_logs import read_logdir
 from torchtally.learn._plots import plot_logdir
 from torchtally.metrics import MeanMetric
 from torchtally.metrics.calibration import CalibrationErrorMetric
-from torchtally.metrics.curves import PrecisionRecallCurveMetric, ROCMetric
+from torchtally.metrics.curves import AveragePrecisionMetric, PrecisionRecallCurveMetric, ROCMetric
 from torchtally.metrics.retrieval import (
     RetrievalHitRateMetric,
     RetrievalMRRMetric,
@@ -377,6 +377,49 @@ def test_at_k_plot_draws_the_written_values(
     assert sorted(float(line.get_ydata()[0]) for line in stars) == pytest.approx(
         sorted(ranker_run["values"][name] for name in ("ndcg@5", "hit_rate@3", "mrr"))
     )
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_default_adaptors_feed_probabilities_first(classes: int) -> None:
+    gen = torch.Generator().manual_seed(classes)
+    inputs = torch.randn(64, 3, generator=gen)
+    labels = torch.randint(0, classes, (64,), generator=gen)
+    data = torch.utils.data.TensorDataset(inputs, labels)
+    torch.manual_seed(4)
+    model = torch.nn.Linear(3, classes)
+    num_classes = None if classes == 2 else classes
+    task = "binary" if classes == 2 else "multiclass"
+    learner = Learner(
+        model,
+        torch.optim.SGD(model.parameters(), lr=0.1),
+        metrics={
+            "test": [
+                CalibrationErrorMetric(num_classes, n_bins=8, name="ece"),
+                CalibrationErrorMetric(num_classes, n_bins=8, from_logits=True, name="ece_l"),
+                AveragePrecisionMetric(task, num_classes, name="ap"),
+                PrecisionRecallCurveMetric(task, num_classes, name="pr"),
+            ]
+        },
+    )
+    values = learner.test(torch.utils.data.DataLoader(data, batch_size=16), curves=True)
+    with torch.no_grad():
+        probs = torch.softmax(model(inputs), -1).double()
+    if classes == 2:
+        ece = tmc.binary_calibration_error(probs[:, 1].contiguous(), labels, n_bins=8)
+        ap = skm.average_precision_score(labels.numpy(), probs[:, 1].numpy())
+        sk_p, sk_r, _ = skm.precision_recall_curve(labels.numpy(), probs[:, 1].numpy())
+    else:
+        ece = tmc.multiclass_calibration_error(probs, labels, classes, n_bins=8)
+        onehot = torch.nn.functional.one_hot(labels, classes).numpy()
+        ap = skm.average_precision_score(onehot, probs.numpy(), average="macro")
+        sk_p, sk_r, _ = skm.precision_recall_curve(labels.numpy() == 0, probs[:, 0].numpy())
+    assert values["ece"] == pytest.approx(float(ece), abs=1e-6)
+    assert values["ece_l"] == pytest.approx(float(ece), abs=1e-6)
+    assert values["ap"] == pytest.approx(ap, abs=1e-9)
+    assert learner.curves is not None
+    first = next(iter(learner.curves.metric_pr["pr"].values()))
+    np.testing.assert_allclose(first["precision"], sk_p, atol=1e-9)
+    np.testing.assert_allclose(first["recall"], sk_r, atol=1e-9)
 
 
 def test_unreadable_output_without_family_metrics_still_raises(tmp_path: Path) -> None:
