@@ -197,6 +197,10 @@ def test_plots_draw_the_written_data_and_the_report_embeds_them(
     ):
         assert_png(logdir / "plots" / name)
     assert "test: ece reliability diagram" in report
+    ece = classifier_run["values"]["ece"]
+    samples = len(classifier_run["labels"])
+    assert f'<tr><td class="text">ece</td><td class="text">l1</td><td>{ece:.4f}</td>' in report
+    assert f"<td>{samples:g}</td></tr>" in report
     assert "test: pr_curve precision-recall" in report
 
     curves = read_logdir(logdir).curves["test"]
@@ -369,6 +373,11 @@ def test_at_k_plot_draws_the_written_values(
     assert embedded(report, png) and "test: retrieval metrics @k" in report
     assert_png(png)
     at_k = read_logdir(ranker_run["logdir"]).curves["test"].at_k
+    # The @k table: a column per k, a row per metric ("–" past a metric's largest k).
+    assert "".join(f"<th>@{k}</th>" for k in range(1, K + 1)) in report
+    hit = at_k["hit_rate@3"]["value"]
+    cells = "".join(f"<td>{v:.4f}</td>" for v in hit) + "<td>–</td>" * (K - 3)
+    assert f'<tr><td class="text">hit_rate@3</td>{cells}</tr>' in report
     lines = {line.get_label(): line for line in drawn["at-k-test.png"].axes[0].get_lines()}
     for name, entry in at_k.items():
         assert list(lines[name].get_xdata()) == entry["k"]
