@@ -18,9 +18,11 @@ _LEGEND_LIMIT = 20
 
 
 def plot_reliability(name: str, diagram: Mapping[str, object], split: str, path: Path) -> Path:
-    """A reliability diagram: per confidence bin, the accuracy (bars) against the diagonal of
-    perfect calibration, the bin's mean confidence (dots) and the gap between them (red);
-    below, how many samples (or how much weight) each bin holds.
+    """A reliability diagram: per confidence bin, the accuracy (blue bars) against the
+    diagonal of perfect calibration, the (mean confidence, accuracy) point of the bin, and
+    the gap from the accuracy to the mean confidence (red hatching: above a bar for
+    over-confidence, inside it for under-confidence); below, how many samples (or how much
+    weight) each bin holds.
 
     Args:
         name: The calibration metric's name.
@@ -63,10 +65,11 @@ def plot_reliability(name: str, diagram: Mapping[str, object], split: str, path:
         bottom=[accuracy[i] for i in filled],
         width=[widths[i] for i in filled],
         align="edge",
-        color="#dd4444",
-        alpha=0.35,
-        edgecolor="#dd4444",
-        label="gap to mean confidence",
+        facecolor=(0.87, 0.27, 0.27, 0.18),
+        edgecolor="#cc3333",
+        hatch="//",
+        lw=1.0,
+        label="gap: accuracy to mean confidence",
     )
     top.plot(
         [confidence[i] for i in filled],
@@ -77,7 +80,7 @@ def plot_reliability(name: str, diagram: Mapping[str, object], split: str, path:
         label="(mean confidence, accuracy)",
     )
     top.set_xlim(0, 1)
-    top.set_ylim(0, 1)
+    top.set_ylim(0, 1.03)
     top.set_ylabel("accuracy")
     top.grid(alpha=0.3)
     top.legend(loc="upper left", fontsize=8)
