@@ -354,6 +354,46 @@ def test_at_k_curves_equal_the_metric_and_torchmetrics(ranker_run: dict[str, Any
     assert written["confusion_matrix"] is None and written["roc"] == {}
 
 
+def test_at_k_of_the_flat_form_equals_torchmetrics(tmp_path: Path) -> None:
+    gen = torch.Generator().manual_seed(9)
+    features = torch.randn(24, 5, 2, generator=gen)  # 24 queries of 5 candidates
+    relevance = (features[..., 0] + torch.randn(24, 5, generator=gen) > 0.5).long()
+    queries = torch.arange(24)[:, None].expand(-1, 5)
+    data = torch.utils.data.TensorDataset(features, relevance, queries)
+    model = torch.nn.Linear(2, 1)
+
+    def step(model: Any, batch: Any) -> RegressionOutput:
+        x, y, q = batch
+        scores = torch.sigmoid(model(x).squeeze(-1))
+        loss = torch.nn.functional.binary_cross_entropy(scores, y.float())
+        # The query ids ride along as the output's third tensor (no output type has them).
+        return RegressionOutput(loss, torch.stack([scores, q.to(scores.dtype)]), y)
+
+    def flat(output: RegressionOutput) -> tuple[torch.Tensor, ...]:
+        scores, ids = output.output.detach()
+        return scores.reshape(-1), output.targets.reshape(-1), ids.reshape(-1).long()
+
+    metric = RetrievalNDCGMetric(top_k=3, capacity=200, name="ndcg@3")
+    learner = Learner(
+        model,
+        torch.optim.SGD(model.parameters(), lr=0.1),
+        train_step=step,
+        logdir=tmp_path,
+        metrics={"test": [(metric, flat)]},
+    )
+    values = learner.test(torch.utils.data.DataLoader(data, batch_size=7), curves=True)
+    at_k = json.loads((tmp_path / "test" / "curves.json").read_text())["at_k"]["ndcg@3"]
+    assert at_k["k"] == [1, 2, 3] and at_k["logged_k"] == 3
+    assert at_k["value"][2] == pytest.approx(values["ndcg@3"], abs=1e-12)
+    with torch.no_grad():
+        scores = torch.sigmoid(model(features).squeeze(-1))
+    for k, value in zip(at_k["k"], at_k["value"]):
+        expected = RetrievalNormalizedDCG(top_k=k)(
+            scores.reshape(-1), relevance.reshape(-1), indexes=queries.reshape(-1)
+        )
+        assert value == pytest.approx(float(expected), abs=1e-6), k
+
+
 def test_at_k_plot_draws_the_written_values(
     ranker_run: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
