@@ -384,9 +384,11 @@ class Learner:
             curves: Also collect every score and write `logdir/test/curves.json` (confusion
                 matrix, per-class ROC and PR curves); kept in `curves` too. Test metrics
                 with plot data of their own add it there: a `CalibrationErrorMetric` its
-                reliability diagram, a `PrecisionRecallCurveMetric` its curves, a retrieval
-                metric with a cut-off its value at k = 1..top_k (up to 20 k; without
-                `top_k`, up to the candidate count).
+                reliability diagram, a `PrecisionRecallCurveMetric` or `ROCMetric` its
+                curves (those two are plotted, never logged), a retrieval metric with a
+                cut-off its value at k = 1..top_k (up to 20 k; without `top_k`, up to the
+                candidate count). Outputs other than classification ones then give no
+                confusion matrix or classic curves instead of an error.
             class_names: Class display names (default: the learner's, else "0", "1", ...).
 
         Returns:
