@@ -123,7 +123,11 @@ class AtKCollector:
         siblings = self._siblings.get(name)
         if siblings is None:
             siblings = self._siblings[name] = self._build(name, args)
-        for metric in siblings.values():  # the arguments arrive as host copies
+        # The arguments arrive as host copies; the copies live where the test metric does, so
+        # that their compute syncs over the same process group (NCCL wants device tensors).
+        device = _device(self._split.metrics[name])
+        args, kwargs = _to(args, device), _to(kwargs, device)
+        for metric in siblings.values():
             metric.update(*args, **kwargs)
 
     def _build(self, name: str, args: tuple[Any, ...]) -> dict[int, Metric]:
@@ -146,7 +150,7 @@ class AtKCollector:
                 name=f"{metric.name}@{k}",
                 adaptive_k=metric.adaptive_k,
                 check_values=False,  # the test metric itself counts bad values
-            )
+            ).to(_device(metric))
             for k in at_k_values(max(int(k_max), 1))
         }
 
@@ -166,6 +170,20 @@ class AtKCollector:
                 "logged_k": self._logged_k.get(name),
             }
         return out
+
+
+def _device(metric: Metric) -> torch.device:
+    return next(tensor for _, tensor, _ in metric.states()).device
+
+
+def _to(value: Any, device: torch.device) -> Any:
+    if isinstance(value, Tensor):
+        return value.to(device)
+    if isinstance(value, tuple):
+        return tuple(_to(item, device) for item in value)
+    if isinstance(value, dict):
+        return {key: _to(item, device) for key, item in value.items()}
+    return value
 
 
 def _float(value: Tensor) -> float:
