@@ -367,8 +367,6 @@ def totals(outcomes: list[Outcome]) -> Counter[str]:
 #: not listed here fails and when a listed one starts passing (then delete its line), so this
 #: list only ever shrinks and every gap stays counted in the totals.
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("accuracy-scores", "lists"): "classification inputs (t14)",
-    ("accuracy-weighted", "lists"): "classification inputs (t14)",
     ("bootstrap-mean", "rank+1 (leading)"): "bootstrap wrapper input rank",
 }
 
