@@ -263,3 +263,70 @@ def test_scale_per_param_equals_cerebras(cs_optim: Any) -> None:
             rates.append([float(group["lr"]) for group in opt.param_groups])
         sequences.append(rates)
     assert sequences[1] == [pytest.approx(r, rel=RTOL) for r in sequences[0]]
+
+
+@pytest.mark.parametrize("tags", ["decay", ["decay", None], None])
+def test_param_group_tags_select_groups_as_cerebras(tags: Any, cs_optim: Any) -> None:
+    def groups() -> list[dict[str, Any]]:
+        return [
+            {"params": [torch.nn.Parameter(torch.zeros(2))], "tags": "decay"},
+            {"params": [torch.nn.Parameter(torch.zeros(2))], "tags": ["other", "decay"]},
+            {"params": [torch.nn.Parameter(torch.zeros(2))], "tags": "other"},
+            {"params": [torch.nn.Parameter(torch.zeros(2))]},
+        ]
+
+    kwargs = {"initial_learning_rate": 0.1, "end_learning_rate": 0.01, "total_iters": 20}
+    sequences = []
+    for module, optim_module in ((cs_optim.lr_scheduler, cs_optim), (optim.lr_scheduler, optim)):
+        opt = optim_module.SGD(groups(), lr=0.5)
+        scheduler = module.LinearLR(opt, **kwargs, param_group_tags=tags)
+        rates = [[float(group["lr"]) for group in opt.param_groups]]
+        for _ in range(30):
+            opt.step()
+            scheduler.step()
+            rates.append([float(group["lr"]) for group in opt.param_groups])
+        sequences.append(rates)
+    assert sequences[1] == [pytest.approx(r, rel=RTOL) for r in sequences[0]]
+
+
+def test_param_group_tags_matching_nothing_is_an_error() -> None:
+    opt = optim.SGD([{"params": [torch.nn.Parameter(torch.zeros(2))], "tags": "a"}], lr=0.5)
+    with pytest.raises(ValueError, match="Argument `param_group_tags` matches no"):
+        optim.lr_scheduler.ConstantLR(opt, 0.1, param_group_tags="b")
+
+
+def test_chained_lr_equals_cerebras(cs_optim: Any) -> None:
+    sequences = []
+    for module, optim_module in ((cs_optim.lr_scheduler, cs_optim), (optim.lr_scheduler, optim)):
+        opt = optim_module.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+        scheduler = module.ChainedLR(
+            [
+                module.CosineDecayLR(opt, 0.1, 0.01, 100),
+                module.StepLR(opt, 1.0, step_size=30, gamma=0.5),
+            ]
+        )
+        rates = [float(opt.param_groups[0]["lr"])]
+        for _ in range(STEPS):
+            opt.step()
+            scheduler.step()
+            rates.append(float(opt.param_groups[0]["lr"]))
+        sequences.append(rates)
+    assert sequences[1] == pytest.approx(sequences[0], rel=RTOL)
+
+
+def test_main_scheduler_chained_in_a_config() -> None:
+    opt = optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+    scheduler = optim.configure_lr_scheduler(
+        opt,
+        [
+            {
+                "scheduler": "CosineDecay",
+                "initial_learning_rate": 0.1,
+                "end_learning_rate": 0.01,
+                "total_iters": 100,
+                "main_scheduler": "chained",
+            },
+            {"scheduler": "Step", "initial_learning_rate": 1.0, "step_size": 30, "gamma": 0.5},
+        ],
+    )
+    assert isinstance(scheduler, optim.lr_scheduler.ChainedLR)

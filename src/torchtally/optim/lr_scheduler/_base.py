@@ -10,6 +10,7 @@ the host, and a CUDA graph replays with the rate it computes on the device.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -75,16 +76,42 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
     initial_learning_rate: float
     last_epoch: Tensor  # type: ignore[assignment]
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Every scheduler takes cstorch's `param_group_tags` keyword without repeating it in
+        # each constructor: the subclass's own arguments stay as they are.
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None or getattr(init, "_takes_param_group_tags", False):
+            return
+
+        @functools.wraps(init)
+        def wrapped(self: LRScheduler, *args: Any, param_group_tags: Any = None, **kw: Any) -> None:
+            if param_group_tags is not None or not hasattr(self, "param_group_tags"):
+                self.param_group_tags = _tag_set(param_group_tags)
+            init(self, *args, **kw)
+
+        wrapped._takes_param_group_tags = True  # type: ignore[attr-defined]
+        cls.__init__ = wrapped  # type: ignore[method-assign]
+
     def __init__(
         self,
         optimizer: torch.optim.Optimizer,
         total_iters: int | None = None,
         last_epoch: int = -1,
     ) -> None:
+        if not hasattr(self, "param_group_tags"):
+            self.param_group_tags: set[Any] | None = None
         self.device = scheduler_device(optimizer)
         check_int("total_iters", total_iters, 1, allow_none=True)
         check_int("last_epoch", last_epoch, -1)
         self.optimizer = optimizer
+        if self.param_group_tags is not None and not any(
+            self.applies_to(group) for group in optimizer.param_groups
+        ):
+            raise ValueError(
+                f"Argument `param_group_tags` matches no parameter group's `tags`. "
+                f"Received: param_group_tags={sorted(map(str, self.param_group_tags))}"
+            )
         self.total_iters = total_iters
         self.last_epoch = torch.tensor(last_epoch, dtype=torch.int64, device=self.device)
         self._last_lr: list[float | Tensor] = []
@@ -185,14 +212,37 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
             )
         return lr.detach().to(SCALAR_DTYPE).reshape(())
 
+    def applies_to(self, group: dict[str, Any]) -> bool:
+        """Whether this scheduler sets `group`'s rate: always without `param_group_tags`, else
+        when the group's `tags` share one with them (an untagged group has the tag None), as
+        cstorch decides.
+
+        Args:
+            group: A parameter group of the optimizer.
+        """
+        if self.param_group_tags is None:
+            return True
+        return bool(self.param_group_tags & (_tag_set(group.get("tags")) or {None}))
+
     def _apply_lr(self) -> None:
         lr = self._closed_form_checked()
         for group in self.optimizer.param_groups:
+            if not self.applies_to(group):
+                continue
             if isinstance(group["lr"], Tensor):
                 group["lr"].copy_(lr)
             else:
                 group["lr"] = float(lr)
         self._last_lr = [lr for _ in self.optimizer.param_groups]
+
+
+def _tag_set(tags: Any) -> set[Any] | None:
+    """cstorch's tag forms: None, one tag, or a list/tuple/set of tags."""
+    if tags is None:
+        return None
+    if isinstance(tags, (list, tuple, set, frozenset)):
+        return set(tags)
+    return {tags}
 
 
 class StartEndLR(LRScheduler):
