@@ -11,7 +11,8 @@ code: `state_names_to_sparsify()` on every optimizer (the state shaped like its 
 parameter groups' `tags` with the schedulers' `param_group_tags`, and groups'
 `adjust_learning_rate` factors with `ScalePerParamLR`. Options that select torch's form where
 Cerebras differs: `Adam(W)(eps_placement="torch")`, `NAdam(momentum_product="torch")`,
-`Lamb(bias_correction=True)`; `Muon(keep_momentum=False)` reproduces Cerebras 2.10, whose
+`Lamb(bias_correction=True)`,
+`Adafactor(algorithm="torch")`; `Muon(keep_momentum=False)` reproduces Cerebras 2.10, whose
 momentum buffer is never stored.
 """
 
