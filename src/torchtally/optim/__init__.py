@@ -16,7 +16,7 @@ Cerebras differs: `Adam(W)(eps_placement="torch")`, `NAdam(momentum_product="tor
 momentum buffer is never stored.
 """
 
-from torchtally.optim import lr_scheduler
+from torchtally.optim import lr_scheduler, weight_decay_scheduler
 from torchtally.optim._adadelta import Adadelta
 from torchtally.optim._adafactor import Adafactor
 from torchtally.optim._adagrad import Adagrad
@@ -56,4 +56,5 @@ __all__ = [
     "configure_lr_scheduler",
     "configure_optimizer",
     "lr_scheduler",
+    "weight_decay_scheduler",
 ]

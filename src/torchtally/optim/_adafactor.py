@@ -12,6 +12,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer
 from torchtally.optim._checks import check_bool, check_float
+from torchtally.optim._math import has_weight_decay
 
 __all__ = ["Adafactor"]
 
@@ -233,7 +234,7 @@ class Adafactor(Optimizer):
         update = update * (size / clip)
         if group["beta1"] is not None:
             update = state["exp_avg"].lerp_(update, 1 - group["beta1"])
-        if group["weight_decay"] != 0:
+        if has_weight_decay(group["weight_decay"]):
             p.sub_(p * (group["weight_decay"] * size))
         p.sub_(update)
 
@@ -244,7 +245,7 @@ class Adafactor(Optimizer):
         eps1 = torch.finfo(p.dtype).eps if eps1 is None else eps1
         rho = torch.minimum(lr, step.rsqrt()) if group["relative_step"] else lr
         alpha = torch.clamp(_rms(p), min=eps2) * rho if group["scale_parameter"] else rho
-        if group["weight_decay"] != 0:
+        if has_weight_decay(group["weight_decay"]):
             p.mul_(1 - lr * group["weight_decay"])
         weight = (step ** group["decay_rate"]).to(p.dtype)
         second = self._torch_second_moment(p, grad, weight, eps1)

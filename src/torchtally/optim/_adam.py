@@ -13,7 +13,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer
 from torchtally.optim._checks import check_betas, check_bool, check_float
-from torchtally.optim._math import decay_weights, update_moments
+from torchtally.optim._math import decay_weights, has_weight_decay, update_moments
 
 __all__ = ["Adam", "AdamW"]
 
@@ -139,7 +139,7 @@ class _AdamBase(Optimizer, ABC):
                 beta2_power.mul_(beta2)
             else:
                 update = exp_avg / (second.sqrt() + group["eps"])
-            if decoupled and weight_decay != 0:
+            if decoupled and has_weight_decay(weight_decay):
                 update = update + weight_decay * p
             p.sub_(lr * update)
         return loss

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import final
 
 import torch
 from torch import Tensor
@@ -17,7 +16,6 @@ from torchtally.optim.lr_scheduler._checks import check_milestones, check_rate
 __all__ = ["MultiStepLR", "PiecewiseConstantLR", "StepLR"]
 
 
-@final
 class StepLR(LRScheduler):
     """The rate multiplied by `gamma` every `step_size` steps, equal to torch's `StepLR`.
 
@@ -53,7 +51,6 @@ class StepLR(LRScheduler):
         return self.initial_learning_rate * self.gamma ** decays.to(SCALAR_DTYPE)
 
 
-@final
 class MultiStepLR(LRScheduler):
     """The rate multiplied by `gamma` at each milestone, equal to torch's `MultiStepLR`
     (a milestone listed twice decays twice).
@@ -100,7 +97,6 @@ class MultiStepLR(LRScheduler):
         return self.initial_learning_rate * self.gamma ** passed.to(SCALAR_DTYPE)
 
 
-@final
 class PiecewiseConstantLR(LRScheduler):
     """`learning_rates[i]` from `milestones[i - 1]` (inclusive) to `milestones[i]` (cstorch's).
 
