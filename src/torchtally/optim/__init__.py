@@ -29,6 +29,7 @@ from torchtally.optim._lamb import Lamb
 from torchtally.optim._lion import Lion
 from torchtally.optim._muon import Muon
 from torchtally.optim._nadam import NAdam
+from torchtally.optim._param_groups import configure_param_groups
 from torchtally.optim._radam import RAdam
 from torchtally.optim._rmsprop import RMSprop
 from torchtally.optim._rprop import Rprop
@@ -55,6 +56,7 @@ __all__ = [
     "Rprop",
     "configure_lr_scheduler",
     "configure_optimizer",
+    "configure_param_groups",
     "lr_scheduler",
     "weight_decay_scheduler",
 ]
