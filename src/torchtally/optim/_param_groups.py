@@ -190,7 +190,7 @@ def configure_param_groups(
         The parameter groups (dicts with `params` and the keys above).
 
     Example:
-        >>> model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.LayerNorm(2))
+        >>> model = nn.Sequential(nn.Linear(2, 2), nn.LayerNorm(2))
         >>> groups = configure_param_groups(model, {"weight_decay": 0.1})
         >>> [(len(g["params"]), g["weight_decay"]) for g in groups]
         [(1, 0.1), (3, 0.0)]
