@@ -280,3 +280,20 @@ def test_errors_name_cerebras_arguments() -> None:
         ours_wd.LinearWD(opt, -0.1, 0.0, 10)
     with pytest.raises(ValueError, match=r"Argument `vals\[1\]` must be a float >= 0"):
         ours_wd.PiecewiseConstantWD(opt, [0.1, "x"], [5])
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_state_dicts_resume_both_ways(case: Case, cs_optim: Any) -> None:
+    # Ours saved after 37 steps resumes a fresh Cerebras scheduler, and Cerebras' resumes ours.
+    module = cs_optim.weight_decay_scheduler
+    for source, target in (
+        ((ours_wd, optim), (module, cs_optim)),
+        ((module, cs_optim), (ours_wd, optim)),
+    ):
+        opt = source[1].SGD(_groups(), lr=0.1)
+        saved = _build(source[0], opt, case, "decay")
+        _decays(opt, saved, 37)
+        fresh_opt = target[1].SGD(_groups(), lr=0.1)
+        fresh = _build(target[0], fresh_opt, case, "decay")
+        fresh.load_state_dict(saved.state_dict())
+        _assert_equal(_decays(fresh_opt, fresh, 40)[1:], _decays(opt, saved, 40)[1:])

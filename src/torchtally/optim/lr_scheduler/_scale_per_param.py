@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import Tensor
 
@@ -74,3 +76,13 @@ class ScalePerParamLR(LRScheduler):
             if self.applies_to(group):
                 self._write(group, rate)
         self._last_lr = list(rates)
+
+    def state_dict(self) -> dict[str, Any]:
+        """The step count and the wrapped schedule's state (under cstorch's key).
+
+        Returns:
+            `{"last_epoch": int, "_scheduler": {...}}`.
+        """
+        saved = super().state_dict()
+        saved["_scheduler"] = self.scheduler.state_dict()
+        return saved

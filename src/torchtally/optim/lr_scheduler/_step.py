@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -141,3 +142,16 @@ class PiecewiseConstantLR(LRScheduler):
         passed = (self.last_epoch >= self._milestones).sum()
         # index_select, not `rates[passed]`: indexing with a 0-dim tensor reads it on the host.
         return self._rates.index_select(0, passed.reshape(1)).reshape(())
+
+    def state_dict(self) -> dict[str, Any]:
+        """The step count, with the per-segment counts cstorch keeps (it builds this schedule
+        from constant schedules in sequence), so that cstorch can load it.
+
+        Returns:
+            `{"last_epoch": int, "_schedulers": [{"last_epoch": int}, ...]}`.
+        """
+        saved = super().state_dict()
+        step = saved["last_epoch"]
+        starts = [0, *self.milestones]
+        saved["_schedulers"] = [{"last_epoch": max(0, step - start)} for start in starts]
+        return saved
