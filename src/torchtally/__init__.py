@@ -5,16 +5,18 @@
 `torchtally.metrics` holds the metric catalog and `torchtally.functional` its pure functions.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from torchtally import (
     amp,
-    bench,
     distributed,
     functional,
-    learn,
     metrics,
     optim,
     runtime,
-    testing,
     utils,
 )
 from torchtally.runtime import (
@@ -52,7 +54,29 @@ from torchtally.runtime import (
 )
 from torchtally.utils.data import current_executor
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    from torchtally import bench, compat, learn, testing
+
+__version__ = "0.1.0"  # the single source: pyproject.toml reads it
+
+# Imported on first use: `testing` pulls in torch._dynamo, and `learn`/`bench`/`compat` are
+# periphery that a metrics-only user never needs (issue 16: `import torchtally` costs little
+# more than `import torch`).
+_LAZY_SUBMODULES = frozenset({"bench", "compat", "learn", "testing"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_SUBMODULES:
+        module = importlib.import_module(f"torchtally.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'torchtally' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY_SUBMODULES)
+
+
 __all__ = [
     "Backend",
     "BackendType",
@@ -65,6 +89,7 @@ __all__ = [
     "backends",
     "bench",
     "checkpoint_closure",
+    "compat",
     "compile",
     "compile_step",
     "current_backend",
