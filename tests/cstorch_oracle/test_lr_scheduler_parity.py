@@ -390,3 +390,25 @@ def test_our_chained_and_scale_per_param_states_resume_cerebras(cs_optim: Any) -
             assert float(opt.param_groups[0]["lr"]) == pytest.approx(
                 float(cs_opt.param_groups[0]["lr"]), rel=RTOL
             ), build.__name__
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_a_cerebras_state_dict_resumes_ours(case: Case, cs_optim: Any) -> None:
+    cs_opt = cs_optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+    theirs = _build(cs_optim.lr_scheduler, cs_opt, case)
+    for _ in range(37):
+        cs_opt.step()
+        theirs.step()
+    opt = optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+    ours = _build(optim.lr_scheduler, opt, case)
+    ours.load_state_dict(theirs.state_dict())
+    assert float(opt.param_groups[0]["lr"]) == pytest.approx(
+        float(cs_opt.param_groups[0]["lr"]), rel=RTOL
+    )
+    for _ in range(60):
+        for o, s in ((cs_opt, theirs), (opt, ours)):
+            o.step()
+            s.step()
+        assert float(opt.param_groups[0]["lr"]) == pytest.approx(
+            float(cs_opt.param_groups[0]["lr"]), rel=RTOL, abs=1e-12
+        )

@@ -211,3 +211,25 @@ def test_adafactor_first_moment_and_clip_threshold_follow_cerebras_code(cs_optim
         for (pname, p), q in zip(ours_model.named_parameters(), cs_model.parameters()):
             torch.testing.assert_close(p, q, atol=TOL, rtol=TOL, msg=f"{pname} seed {seed}")
             torch.testing.assert_close(ours.state[p]["exp_avg"], theirs.state[q]["exp_avg"])
+
+
+@pytest.mark.parametrize("name", ["Adafactor", "AdamW", "SGD", "Lamb"])
+def test_checkpoints_resume_across_implementations(name: str, cs_optim: Any) -> None:
+    # 50 steps on one side, its state dict loaded by a fresh optimizer of the other, 50 more
+    # steps on other data: the same parameters as 100 steps of Cerebras alone.
+    kwargs = {"lr": 0.01, "weight_decay": 0.01}
+    if name == "SGD":
+        kwargs["momentum"] = 0.9
+    reference = Net(3)
+    theirs = getattr(cs_optim, name)(reference.parameters(), **kwargs)
+    _run(reference, theirs, 3)
+    _run(reference, theirs, 4)
+    for first, second in ((cs_optim, optim), (optim, cs_optim)):
+        model = Net(3)
+        before = getattr(first, name)(model.parameters(), **kwargs)
+        _run(model, before, 3)
+        after = getattr(second, name)(model.parameters(), **kwargs)
+        after.load_state_dict(before.state_dict())
+        _run(model, after, 4)
+        for (pname, p), q in zip(model.named_parameters(), reference.parameters()):
+            torch.testing.assert_close(p, q, atol=TOL, rtol=TOL, msg=f"{name} {pname}")
