@@ -4,6 +4,7 @@ sequence (2.10.0, run eagerly on CPU) over 200 steps, with Cerebras' argument na
 
 from __future__ import annotations
 
+import copy
 import inspect
 from typing import Any
 
@@ -225,11 +226,9 @@ def _cerebras_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 CASES_TRAINED = [
     ("AdamW", {"lr": 0.01, "weight_decay": 0.1}),
-    # Not Adam: Cerebras' Adam keeps its constructor's L2 rate as `l2_regularization_rate`
-    # and applies the scheduled `weight_decay` as a separate decoupled decay; ours, as torch's,
-    # has one `weight_decay` (the L2 rate), which the schedule sets (a documented difference).
-    # Cerebras' Adam with no L2 rate plus a schedule is our decoupled form.
-    ("Adam", {"lr": 0.01, "decoupled_weight_decay": True}),
+    # Adam keeps its constructor's L2 rate and takes the schedule as a decoupled decay.
+    ("Adam", {"lr": 0.01, "weight_decay": 0.1}),
+    ("Adam", {"lr": 0.01}),
     ("SGD", {"lr": 0.05, "momentum": 0.9, "weight_decay": 0.01}),
     ("Lamb", {"lr": 0.01, "weight_decay": 0.01}),
     ("Lion", {"lr": 1e-3, "weight_decay": 0.1}),
@@ -238,7 +237,9 @@ CASES_TRAINED = [
 ]
 
 
-@pytest.mark.parametrize(("name", "kwargs"), CASES_TRAINED, ids=[c[0] for c in CASES_TRAINED])
+@pytest.mark.parametrize(
+    ("name", "kwargs"), CASES_TRAINED, ids=[f"{n}-{len(k)}" for n, k in CASES_TRAINED]
+)
 def test_optimizers_follow_a_scheduled_weight_decay_as_cerebras(
     name: str, kwargs: dict[str, Any], cs_optim: Any
 ) -> None:
@@ -297,3 +298,51 @@ def test_state_dicts_resume_both_ways(case: Case, cs_optim: Any) -> None:
         fresh = _build(target[0], fresh_opt, case, "decay")
         fresh.load_state_dict(saved.state_dict())
         _assert_equal(_decays(fresh_opt, fresh, 40)[1:], _decays(opt, saved, 40)[1:])
+
+
+def test_a_scheduled_cerebras_adam_checkpoint_resumes_in_ours(cs_optim: Any) -> None:
+    # Cerebras' Adam stores the L2 rate as `l2_regularization_rate` and the scheduled decay as
+    # a tensor `weight_decay`; ours loads them as `weight_decay` and `scheduled_weight_decay`.
+    def model() -> tuple[torch.nn.Parameter, torch.nn.Parameter]:
+        g = torch.Generator().manual_seed(5)
+        return (
+            torch.nn.Parameter(torch.randn(4, 3, generator=g)),
+            torch.nn.Parameter(torch.randn(3, generator=g)),
+        )
+
+    def train(params: Any, opt: Any, schedule: Any, seed: int) -> None:
+        w, b = params
+        data = torch.Generator().manual_seed(seed)
+        for _ in range(25):
+            x, y = torch.randn(8, 4, generator=data), torch.randn(8, 3, generator=data)
+            opt.zero_grad()
+            ((torch.tanh(x @ w + b) - y) ** 2).mean().backward()
+            opt.step()
+            schedule.step()
+
+    reference = model()
+    cs_opt = cs_optim.Adam(reference, lr=0.01, weight_decay=0.1)
+    cs_schedule = cs_optim.weight_decay_scheduler.LinearWD(cs_opt, 0.2, 0.0, 40)
+    train(reference, cs_opt, cs_schedule, 1)
+    # Deep copies: torch's state dicts alias the live state tensors.
+    saved_opt = copy.deepcopy(cs_opt.state_dict())
+    saved_schedule = copy.deepcopy(cs_schedule.state_dict())
+    train(reference, cs_opt, cs_schedule, 2)
+
+    resumed = tuple(torch.nn.Parameter(p.detach().clone()) for p in model())
+    opt = optim.Adam(resumed, lr=0.01, weight_decay=0.1)
+    schedule = ours_wd.LinearWD(opt, 0.2, 0.0, 40)
+    # The parameters as Cerebras left them after the first 25 steps.
+    first = model()
+    replay_opt = cs_optim.Adam(first, lr=0.01, weight_decay=0.1)
+    replay_schedule = cs_optim.weight_decay_scheduler.LinearWD(replay_opt, 0.2, 0.0, 40)
+    train(first, replay_opt, replay_schedule, 1)
+    with torch.no_grad():
+        for p, q in zip(resumed, first):
+            p.copy_(q)
+    opt.load_state_dict(saved_opt)
+    schedule.load_state_dict(saved_schedule)
+    assert float(opt.param_groups[0]["weight_decay"]) == pytest.approx(0.1)
+    train(resumed, opt, schedule, 2)
+    for p, q in zip(resumed, reference):
+        torch.testing.assert_close(p, q, atol=RTOL, rtol=RTOL)

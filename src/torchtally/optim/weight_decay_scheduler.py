@@ -8,10 +8,10 @@ apply a tensor rate without reading it (see `has_weight_decay`), so a scheduled 
 syncs the host nor recompiles a traced step. `param_group_tags` selects groups as for the
 learning-rate schedulers.
 
-One difference from cstorch: its `Adam` keeps the constructor's `weight_decay` as a separate
-L2 rate (`l2_regularization_rate`) and applies a scheduled `weight_decay` as decoupled decay.
-Ours has one `weight_decay`, torch's, so a schedule sets `Adam`'s L2 rate; build
-`Adam(decoupled_weight_decay=True)` for Cerebras' scheduled form.
+On `Adam`, whose `weight_decay` is an L2 rate (torch's), the schedule sets a separate
+decoupled decay, the group's `scheduled_weight_decay`, as cstorch's Adam does (it keeps the L2
+rate as `l2_regularization_rate` and schedules `weight_decay`): `Optimizer.weight_decay_key`
+names the entry a schedule sets.
 
 Example:
     >>> import torch

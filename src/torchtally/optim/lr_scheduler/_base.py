@@ -18,7 +18,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_int
-from torchtally.optim._base import SCALAR_DTYPE
+from torchtally.optim._base import SCALAR_DTYPE, Optimizer
 from torchtally.optim.lr_scheduler._checks import check_rate
 
 __all__ = ["LRScheduler", "scheduler_device"]
@@ -246,6 +246,8 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
         """Set `group[self.param_group_key]` to `value`: in place when it is a tensor, so a
         compiled step that reads it sees the new value without recompiling."""
         key = self.param_group_key
+        if key == "weight_decay" and isinstance(self.optimizer, Optimizer):
+            key = self.optimizer.weight_decay_key(group)
         current = group.get(key)
         if isinstance(current, Tensor):
             current.copy_(value)
