@@ -33,8 +33,9 @@ class Gen4DetectionDataLoader:
         dataset_path: The extracted "Gen 4 Histograms" folder (holding `train/`, `val/`,
             `test/` with `.h5` files).
         split: `"training"`, `"validation"` or `"testing"`.
-        batch_size, num_tbins, preprocess_function_name, delta_t, channels, height, width,
-            max_incr_per_pixel, class_selection, num_workers: NeuroBench's, accepted and unused.
+        **neurobench_arguments: `batch_size`, `num_tbins`, `preprocess_function_name`,
+            `delta_t`, `channels`, `height`, `width`, `max_incr_per_pixel`,
+            `class_selection`, `num_workers`: NeuroBench's, accepted and unused.
     """
 
     def __init__(

@@ -99,6 +99,8 @@ _KEYWORD_ROWS = (
     ),
 )
 FSCIL_KEYWORDS: tuple[str, ...] = tuple(word for row in _KEYWORD_ROWS for word in row.split())
+"""The 200 MSWC keywords of NeuroBench's few-shot class-incremental task, in label order:
+100 base classes (20 each of en, fr, ca, de, rw), then 10 for each `INCREMENTAL_LANGUAGES`."""
 _LABELS = {word: index for index, word in enumerate(FSCIL_KEYWORDS)}
 
 # One entry per clip: (path under the language's clips/ folder, label, language or folder).
