@@ -193,6 +193,11 @@ class Metric(nn.Module, ABC):
     #: the graph as a constant).
     array_inputs: tuple[str, ...] = ()
 
+    #: Names of `update` arguments whose autograd node the metric reads (perplexity tells a
+    #: mean loss from a summed one by it): the boundary leaves them attached, and the metric
+    #: must detach them itself before they touch a state.
+    autograd_inputs: tuple[str, ...] = ()
+
     #: Every live metric by name, in creation order, as cstorch's `Metric.registry`
     #: (`name -> [metrics]`); it holds weak references, so metrics are not kept alive by it.
     registry: _Registry
@@ -479,7 +484,9 @@ class Metric(nn.Module, ABC):
                     f"Argument `{name}` must hold data on the metric's device "
                     f"({state_device}). Received: a meta tensor of shape {tuple(value.shape)}"
                 )
-            return value.detach() if value.requires_grad else value
+            if value.requires_grad and name not in self.autograd_inputs:
+                return value.detach()
+            return value
         if value is None or isinstance(value, str | bytes):
             return value  # the metric's own checks name what it accepts
         # A numpy array is array data whatever the metric; lists and numbers only where the

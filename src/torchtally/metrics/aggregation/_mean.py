@@ -111,6 +111,8 @@ class PerplexityMetric(Metric):
     higher_is_better = False
     result_dtype = torch.float32  # as cstorch
     array_inputs = ("labels", "loss", "weights", "logits")
+    # The loss's autograd node shows a mean passed as a sum; both update paths detach it.
+    autograd_inputs = ("loss",)
 
     error_kinds = ("non-finite loss", "negative weights", "labels outside [0, vocabulary size)")
 
