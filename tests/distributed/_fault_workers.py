@@ -191,3 +191,30 @@ def one_rank_of_three_differs(rank: int, world: int) -> tuple[str, str]:
     metric = MAEMetric(name="error") if rank == world - 1 else MSEMetric(name="error")
     metric.update(torch.ones(3), torch.zeros(3))
     return _outcome(metric.compute)
+
+
+def one_rank_of_three_dies(rank: int, world: int) -> tuple[str, str, float]:
+    """The last rank dies before its sync: both survivors must raise, not just one."""
+    return one_rank_dies(rank, world)
+
+
+def one_rank_crashes_mid_sync(rank: int, world: int) -> tuple[str, str, float]:
+    """The last rank passes the configuration check with the others, then dies inside the
+    state sync, the next collective: every survivor must raise naming that collective."""
+    from torchtally.distributed import _sync
+
+    set_sync_timeout(5.0)
+    metric = MSEMetric()
+    metric.update(torch.ones(3), torch.zeros(3))
+    if rank == world - 1:
+        checked = _sync.all_reduce
+
+        def crash_after_the_check(tensor: torch.Tensor, op: str, pg: Any, what: str) -> Any:
+            if what.startswith("state sync"):
+                os._exit(1)  # the fault injected: a crash between two collectives of one sync
+            return checked(tensor, op, pg, what)
+
+        _sync.all_reduce = crash_after_the_check  # type: ignore[assignment]
+    start = time.monotonic()
+    kind, message = _outcome(metric.compute)
+    return (kind, message, time.monotonic() - start)

@@ -7,6 +7,7 @@ value, a backend abort or a hang.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -116,3 +117,26 @@ def test_one_odd_rank_out_of_three_makes_every_rank_raise() -> None:
     for rank, (kind, message) in enumerate(results):
         assert kind == "SyncConfigurationError", (rank, kind, message)
         assert "MAEMetric" in message and "MSEMetric" in message
+
+
+def test_every_survivor_of_three_ranks_raises_when_one_dies() -> None:
+    results = workers.run_ranks(workers.one_rank_of_three_dies, 3, timeout=90)
+    assert results[2] is None  # the dead rank wrote nothing
+    for rank, (kind, message, elapsed) in enumerate(results[:2]):
+        assert kind == "SyncTimeoutError", (rank, kind, message)
+        assert "configuration check (all_reduce int64[2])" in message, (rank, message)
+        assert elapsed < 15.0, (rank, elapsed)
+
+
+def test_a_rank_that_crashes_mid_sync_makes_every_survivor_raise_naming_the_collective() -> None:
+    results = workers.run_ranks(workers.one_rank_crashes_mid_sync, 3, timeout=90)
+    assert results[2] is None  # it died after the configuration check, inside the sync
+    for rank, (kind, message, elapsed) in enumerate(results[:2]):
+        assert kind == "SyncTimeoutError", (rank, kind, message)
+        # the first packed all_reduce after the check (bookkeeping and states, by dtype)
+        assert re.search(r"the state sync \(all_reduce sum \w+\[\d+\]\) collective", message), (
+            rank,
+            message,
+        )
+        assert "did not complete within 5 s" in message, (rank, message)
+        assert elapsed < 15.0, (rank, elapsed)
