@@ -219,11 +219,29 @@ def _cells(case: Case) -> Iterator[Cell]:
     for key in _labels(base)[:1]:
         rest = _map(base, lambda k, v: v[1:] if isinstance(v, Tensor) and k in batched else v)
         unbounded = case.id.startswith(UNBOUNDED_LABELS)
-        for bad in (-1, -100) if unbounded else (-1, -100, 10**6):
+        classes = getattr(case.make(), "num_classes", None)
+        exact = (classes,) if isinstance(classes, int) and not unbounded else ()
+        for bad in (-1, -100, *exact) if unbounded else (-1, -100, *exact, 10**6):
             labels = dict(_tensors(base))[key].clone()
             labels.view(-1)[0] = bad
             perturbed = _replace(base, key, labels)
             yield Cell(f"label {bad}", perturbed, _either(case, base, rest))
+        # a fractional label is no class index and no relevance grade: only an error is right
+        if not unbounded:
+            fractional = dict(_tensors(base))[key].double()
+            fractional.view(-1)[0] = 0.5
+            yield Cell(
+                "label 0.5",
+                _replace(base, key, fractional.float()),
+                _label_unread(case, base, key),
+            )
+        # bool labels are the classes 0 and 1: their value, or an error
+        as_bool = dict(_tensors(base))[key] != 0
+        yield Cell(
+            "labels as bool",
+            _replace(base, key, as_bool),
+            _replace(base, key, as_bool.to(dict(_tensors(base))[key].dtype)),
+        )
     # non-finite scores
     for key in _scores(base)[:1]:
         for bad, finite in ((float("nan"), None), (torch.inf, 1e30), (-torch.inf, -1e30)):
@@ -329,6 +347,22 @@ def _position_free(case: Case, base: Args, key: str) -> Callable[[], Any]:
             scores = dict(_tensors(base))[key].clone()
             scores.view(-1)[0] = fill
             values.append(_run(case, _replace(base, key, scores))[0])
+        return AnyOf(values[:1] if _equal(values[0], values[1], 1e-12) else [])
+
+    return expected
+
+
+def _label_unread(case: Case, base: Args, key: str) -> Callable[[], Any]:
+    """A fractional label where the metric reads no label (a masked candidate) may give the
+    unchanged value: it is unread when the labels 0 and 1 there give the same value. Else
+    only an error is right."""
+
+    def expected() -> AnyOf:
+        values = []
+        for fill in (0, 1):
+            labels = dict(_tensors(base))[key].clone()
+            labels.view(-1)[0] = fill
+            values.append(_run(case, _replace(base, key, labels))[0])
         return AnyOf(values[:1] if _equal(values[0], values[1], 1e-12) else [])
 
     return expected

@@ -155,3 +155,24 @@ def test_two_threads_updating_one_metric_at_once_is_a_clear_error() -> None:
     assert float(metric) == 2.0  # the first update completed; the refused one added nothing
     metric.update(torch.ones(2))  # a later update from another thread is fine
     assert float(metric) == 4.0
+
+
+def test_a_fractional_label_is_no_class() -> None:
+    from sklearn.metrics import roc_auc_score
+
+    from torchtally.metrics import AUCMetric, CalibrationErrorMetric
+
+    labels, scores = [0.0, 0.5, 1.0, 1.0], [0.1, 0.4, 0.35, 0.8]
+    with pytest.raises(ValueError, match="continuous format is not supported"):
+        roc_auc_score(labels, scores)  # the oracle refuses it too
+    auc = AUCMetric()
+    auc.update(torch.tensor(labels), torch.tensor(scores))  # cstorch order: labels first
+    with pytest.raises(MetricValueError, match=r"non-integer labels \(1 value\)"):
+        auc.compute()
+    calibration = CalibrationErrorMetric(n_bins=4)
+    calibration.update(torch.tensor(scores), torch.tensor(labels))  # TorchMetrics order
+    with pytest.raises(MetricValueError, match=r"invalid targets \(1 value\)"):
+        calibration.compute()
+    whole = AUCMetric()
+    whole.update(torch.tensor([0.0, 1.0, 1.0, 0.0]), torch.tensor(scores))  # whole floats: fine
+    assert float(whole.compute()) == pytest.approx(roc_auc_score([0, 1, 1, 0], scores), abs=0.02)

@@ -54,9 +54,14 @@ def check_broadcastable_to(name: str, value: Tensor, target_name: str, target: T
 
 
 def count_outside(values: Tensor, low: int, high: int) -> Tensor:
-    """Number of entries outside `[low, high)` (a 0-d int64 tensor)."""
+    """Number of entries outside `[low, high)`, or (floating values) not a whole number or
+    NaN: class indices, where 0.5 names no class (a 0-d int64 tensor)."""
     # count_nonzero counts a bool mask directly; .sum() would first copy it to int64
-    return torch.count_nonzero(torch.logical_or(values < low, values >= high))
+    outside = torch.logical_or(values < low, values >= high)
+    if values.is_floating_point():
+        # NaN != NaN, so a NaN index is counted too (it compares False against both bounds)
+        outside = torch.logical_or(outside, values != values.trunc())
+    return torch.count_nonzero(outside)
 
 
 def count_nonfinite(values: Tensor) -> Tensor | None:

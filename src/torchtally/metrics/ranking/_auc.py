@@ -64,6 +64,7 @@ class AUCMetric(Metric):
         "non-finite predictions",
         "predictions outside [0, 1]",
         "negative weights",
+        "non-integer labels",
     )
 
     def __init__(
@@ -110,6 +111,10 @@ class AUCMetric(Metric):
                 count_nonfinite(predictions),
                 outside,
                 count_negative(broadcast_weights(weights, labels)),
+                # cstorch takes integer labels: 0.5 is no class, not a soft label
+                torch.count_nonzero(labels != labels.trunc())
+                if labels.is_floating_point()
+                else None,
             )
 
     def compute(self) -> Tensor:
