@@ -733,6 +733,11 @@ def _hostile_manifests(marker: str) -> dict[str, Any]:
         "nested_past_limit": _deep(300),
         "nested_past_json_limit": _deep(100_000),
         "numpy_object_dtype": {**manifest, "root": {"t": "npscalar", "dtype": "|O", "hex": "00"}},
+        "gigantic_shape": {**manifest, "root": {**node, "size": [2**40, 2**20], "stride": [0, 0]}},
+        "gigantic_storage": {
+            **manifest,
+            "storages": [{**manifest["storages"][0], "numel": 2**50}],
+        },
     }
 
 
@@ -752,6 +757,8 @@ _MANIFEST_REASONS = {
     "nested_past_limit": "nested more than 200 levels",
     "nested_past_json_limit": "not valid JSON",
     "numpy_object_dtype": "unsupported numpy dtype '|O'",
+    "gigantic_shape": r"spans 4611686018427387904 bytes over a 16-byte storage; refused",
+    "gigantic_storage": r"must have shape \(1125899906842624,\), found \(4,\)",
 }
 
 

@@ -105,3 +105,51 @@ def test_temporaries_of_killed_saves_are_cleaned_by_the_next_save(tmp_path: Path
     other.write_bytes(b"\0")
     save({"w": torch.ones(2)}, tmp_path / "ckpt.h5")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["ckpt.h5", live.name, other.name])
+
+
+def _generation(state: dict) -> int:
+    """A checkpoint's generation, checked against its data: a torn write cannot pass."""
+    gen = state["gen"]
+    assert torch.equal(state["w"], torch.full((1 << 20,), float(gen))), gen
+    return gen
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks the saving process")
+def test_sigkill_at_random_moments_of_save_20_trials(tmp_path: Path) -> None:
+    import random
+    import time
+
+    path = tmp_path / "ckpt.h5"
+    save({"gen": 0, "w": torch.zeros(1 << 20)}, path)
+    rng = random.Random(13)
+    latest, torn, partial_refused = 0, 0, 0
+    for trial in range(20):
+        pid = os.fork()
+        if pid == 0:  # the saver: overwrite the checkpoint with newer generations until killed
+            try:
+                gen = latest
+                while True:
+                    gen += 1
+                    save({"gen": gen, "w": torch.full((1 << 20,), float(gen))}, path)
+            finally:
+                os._exit(1)
+        time.sleep(rng.uniform(0.02, 0.4))  # a random moment, nearly always inside a save
+        os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, trial
+        gen = _generation(load(path))  # the last complete generation, whole
+        assert gen >= latest, (trial, gen, latest)
+        latest = gen
+        for temp in tmp_path.glob(".ckpt.h5.*.tmp"):  # what the killed save left behind
+            torn += 1
+            try:
+                _generation(load(temp))  # finished but not yet renamed: complete and whole
+            except CheckpointError:
+                partial_refused += 1  # half-written: refused, never mistaken for a checkpoint
+        assert len(list(tmp_path.glob(".ckpt.h5.*.tmp"))) <= 1  # older orphans were removed
+    print(f"20 kills: {torn} mid-save ({partial_refused} partial files refused), {latest} saves")
+    # The invariants above held for every trial; this shows the kills really hit saves.
+    assert latest > 0 and torn >= 3, (latest, torn, partial_refused)
+    save({"gen": latest + 1, "w": torch.full((1 << 20,), float(latest + 1))}, path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt.h5"]

@@ -32,7 +32,7 @@ import torch
 
 from torchtally._errors import check_int
 from torchtally.runtime._checkpoint_cstorch import is_cstorch_file, read_cstorch, write_cstorch
-from torchtally.runtime._checkpoint_decode import decode_tree, device_mapper
+from torchtally.runtime._checkpoint_decode import VIEW_LIMIT_BYTES, decode_tree, device_mapper
 from torchtally.runtime._checkpoint_encode import encode_tree
 from torchtally.runtime._checkpoint_format import CheckpointError, import_h5py
 from torchtally.runtime._checkpoint_hdf5 import read_container, write_container
@@ -171,9 +171,7 @@ def load(
 #: disk. A member that inflates far beyond that is a decompression bomb, refused before reading.
 _ZIP_INFLATION_LIMIT = 4
 _ZIP_SLACK_BYTES = 1 << 20
-#: A loaded tensor may view more elements than its storage holds (stride 0, as `expand` makes)
-#: only up to this many bytes: beyond it, the first copy of the view would exhaust memory.
-_VIEW_LIMIT_BYTES = 1 << 30
+_VIEW_LIMIT_BYTES = VIEW_LIMIT_BYTES  # the same bound for our HDF5 files and torch.save zips
 
 
 def _check_zip_bounds(target: str) -> None:

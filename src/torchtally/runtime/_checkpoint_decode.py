@@ -29,7 +29,18 @@ from torchtally.runtime._checkpoint_format import (
     torch_dtype_named,
 )
 
-__all__ = ["StorageSpec", "decode_tree", "device_mapper", "parse_manifest", "storage_specs"]
+__all__ = [
+    "VIEW_LIMIT_BYTES",
+    "StorageSpec",
+    "decode_tree",
+    "device_mapper",
+    "parse_manifest",
+    "storage_specs",
+]
+
+#: A loaded tensor may view more elements than its storage holds (stride 0, as `expand` makes)
+#: only up to this many bytes: beyond it, the first copy of the view would exhaust memory.
+VIEW_LIMIT_BYTES = 1 << 30
 
 DevicePlacer = Callable[[str], torch.device]
 # Sizes, strides and offsets above this cannot describe real memory; refusing them early keeps
@@ -331,6 +342,15 @@ class _Decoder:
                 where,
                 f"view (offset {offset}, size {size}, stride {stride}) of "
                 f"{dtype} runs past the end of its {nbytes}-byte storage",
+            )
+        logical = dtype.itemsize
+        for n in size:
+            logical *= n
+        if logical > VIEW_LIMIT_BYTES and logical > nbytes:
+            raise _fail(
+                where,
+                f"a view of size {size} (stride {stride}) spans {logical} bytes over a "
+                f"{nbytes}-byte storage; refused, since copying it would exhaust memory",
             )
         tensor = torch.empty(0, dtype=dtype, device=base.device)
         tensor.set_(base.untyped_storage(), offset, size, stride)
