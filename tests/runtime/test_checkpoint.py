@@ -599,6 +599,17 @@ def test_truncated_files_fail_clearly(tmp_path: Path, good_file: Path) -> None:
             load(cut)
 
 
+def test_truncation_at_150_offsets_always_fails_clearly(tmp_path: Path, good_file: Path):
+    data = good_file.read_bytes()
+    offsets = sorted({*range(0, len(data), max(1, len(data) // 150)), len(data) - 1})
+    assert len(offsets) >= 150
+    cut = tmp_path / "cut.h5"
+    for keep in offsets:
+        cut.write_bytes(data[:keep])
+        with pytest.raises(CheckpointError, match=r"cut\.h5"):
+            load(cut)
+
+
 def _flip(source: Path, target: Path, offset: int) -> None:
     data = bytearray(source.read_bytes())
     data[offset] ^= 0x5A
