@@ -176,3 +176,50 @@ def test_a_fractional_label_is_no_class() -> None:
     whole = AUCMetric()
     whole.update(torch.tensor([0.0, 1.0, 1.0, 0.0]), torch.tensor(scores))  # whole floats: fine
     assert float(whole.compute()) == pytest.approx(roc_auc_score([0, 1, 1, 0], scores), abs=0.02)
+
+
+def test_two_threads_hammering_one_exact_auroc_never_give_a_wrong_value() -> None:
+    """Issue 13: two threads updating one exact AUROC gave 0.69-0.71 instead of 0.757 and lost
+    updates. Now every update either lands whole or is refused with a clear error, so the
+    value is scikit-learn's over exactly the accepted batches."""
+    from sklearn.metrics import roc_auc_score
+
+    from torchtally.metrics import AUROCMetric
+
+    per_thread, rows = 150, 8
+    metric = AUROCMetric(capacity=2 * per_thread * rows)
+    accepted: list[list[tuple[torch.Tensor, torch.Tensor]]] = [[], []]
+    refused = [0, 0]
+    unexpected: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def work(index: int) -> None:
+        g = torch.Generator().manual_seed(index)
+        start.wait()
+        for _ in range(per_thread):
+            labels = torch.randint(0, 2, (rows,), generator=g)
+            scores = (labels * 0.3 + torch.rand(rows, generator=g) * 0.7).clamp(0, 1)
+            try:
+                metric.update(labels, scores)
+            except RuntimeError as error:
+                if "updated from two threads at once" not in str(error):
+                    unexpected.append(error)
+                refused[index] += 1
+                continue
+            except BaseException as error:  # reported below, not lost in the thread
+                unexpected.append(error)
+                continue
+            accepted[index].append((labels, scores))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not unexpected, unexpected
+    batches = accepted[0] + accepted[1]
+    assert len(batches) + sum(refused) == 2 * per_thread
+    assert metric.num_updates == len(batches)  # no update counted twice or lost
+    labels = torch.cat([b[0] for b in batches]).numpy()
+    scores = torch.cat([b[1] for b in batches]).numpy()
+    assert float(metric.compute()) == pytest.approx(roc_auc_score(labels, scores), abs=1e-6)
