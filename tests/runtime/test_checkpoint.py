@@ -33,7 +33,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import torchtally.runtime._checkpoint as ckpt_module
+import torchtally.runtime._checkpoint_retention as retention
 from torchtally.runtime._checkpoint import CheckpointError, load, save
+from torchtally.runtime._checkpoint_retention import RECORD_NAME
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -1032,7 +1034,8 @@ def _fake_backend(monkeypatch: pytest.MonkeyPatch, backend: Any) -> None:
 
 
 def _names(directory: Path) -> list[str]:
-    return sorted(p.name for p in directory.iterdir())
+    """The directory's entries but the retention record (tested on its own below)."""
+    return sorted(p.name for p in directory.iterdir() if p.name != RECORD_NAME)
 
 
 def test_max_checkpoints_keeps_newest_of_our_own_files(tmp_path: Path) -> None:
@@ -1084,6 +1087,53 @@ def test_max_checkpoints_of_a_real_cpu_backend(tmp_path: Path) -> None:
     finally:
         _backend.set_current_backend(before)
     assert [p.name for p in sorted(tmp_path.glob("*.h5"))] == ["step_2.h5", "step_3.h5"]
+
+
+_RESTARTED_RUN = """
+import sys
+from torchtally.runtime import save
+directory, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for step in range(first, last):
+    save({"step": step}, f"{directory}/step_{step}.h5", max_checkpoints=2)
+"""
+
+
+def _run_in_a_new_process(directory: Path, first: int, last: int) -> None:
+    src = Path(ckpt_module.__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    command = [sys.executable, "-c", _RESTARTED_RUN, str(directory), str(first), str(last)]
+    subprocess.run(command, env=env, check=True, timeout=120)
+
+
+def test_max_checkpoints_prunes_the_checkpoints_of_a_run_before_a_restart(tmp_path: Path):
+    _run_in_a_new_process(tmp_path, 0, 3)  # the first run, then it ends (or is killed)
+    assert _names(tmp_path) == ["step_1.h5", "step_2.h5"]
+    (tmp_path / "notes.h5").write_bytes(b"not a checkpoint of this run")
+    _run_in_a_new_process(tmp_path, 3, 5)  # the restarted run knows the earlier files
+    assert _names(tmp_path) == ["notes.h5", "step_3.h5", "step_4.h5"]
+    assert load(tmp_path / "step_4.h5") == {"step": 4}
+
+
+def test_a_damaged_or_hostile_retention_record_deletes_nothing_else(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.h5"
+    save({"keep": 1}, victim)
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.h5"
+    outside.write_bytes(b"x")
+    stat = victim.stat()
+    same_id = [stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size]
+    for record in (
+        "{not json",
+        json.dumps({"victim.h5": same_id}),
+        json.dumps([["../" + outside.name, same_id], [str(victim), same_id]]),
+        json.dumps([["victim.h5", [stat.st_dev, stat.st_ino, 0, stat.st_size]]]),
+    ):
+        retention._saved.pop(str(tmp_path.resolve()), None)  # as if in a new process
+        (tmp_path / RECORD_NAME).write_text(record)
+        for step in range(3):
+            save({"step": step}, tmp_path / f"step_{step}.h5", max_checkpoints=1)
+        assert victim.exists() and outside.exists(), record
+        assert _names(tmp_path) == ["step_2.h5", "victim.h5"]
+    outside.unlink()
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "3"])

@@ -69,9 +69,11 @@ def save(
             including bfloat16; tied tensors stay tied), numpy arrays, None, bool, int, float,
             complex, str and bytes. Typically {"model": ..., "optimizer": ..., "step": ...}.
         path: The file to write. Its directory must exist; an existing file is replaced.
-        max_checkpoints: After this save, keep at most this many of the checkpoints this
-            process saved in the same directory, deleting the oldest; None keeps all. Defaults
-            to the active backend's `max_checkpoints` (None without a backend).
+        max_checkpoints: After this save, keep at most this many of the checkpoints `save`
+            wrote in the same directory, deleting the oldest; None keeps all. Defaults to the
+            active backend's `max_checkpoints` (None without a backend). The files saved under
+            a limit are listed in the directory's hidden `.torchtally-checkpoints.json`, so a
+            restarted run also prunes the run before it; other files are never deleted.
         format: "torchtally" (default) writes torchtally's layout: every storage and the
             manifest carry SHA-256 digests that `load` verifies, views keep sharing their
             storage, and complex, bytes, int8 and float8 data round-trip. "cstorch" writes the
