@@ -410,9 +410,7 @@ def totals(outcomes: list[Outcome]) -> Counter[str]:
 #: calibration, histogram, wrappers), each fixed by its owner. The test fails both when a cell
 #: not listed here fails and when a listed one starts passing (then delete its line), so this
 #: list only ever shrinks and every gap stays counted in the totals.
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("bootstrap-mean", "rank+1 (leading)"): "bootstrap wrapper input rank",
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 
 @pytest.mark.parametrize("case", ALL_CASES, ids=[c.id for c in ALL_CASES])

@@ -223,3 +223,17 @@ def test_two_threads_hammering_one_exact_auroc_never_give_a_wrong_value() -> Non
     labels = torch.cat([b[0] for b in batches]).numpy()
     scores = torch.cat([b[1] for b in batches]).numpy()
     assert float(metric.compute()) == pytest.approx(roc_auc_score(labels, scores), abs=1e-6)
+
+
+def test_a_bootstrap_with_empty_resamples_is_a_clear_error_not_nan() -> None:
+    from torchtally.metrics import BootStrapper
+
+    boot = BootStrapper(MeanMetric(), 64, weight_arg="weight")
+    boot.update(torch.arange(12.0)[None, :])  # one sample (dim 0) of 12 values
+    # P(a Poisson(1) draw is 0) = e^-1: about 24 of the 64 replicas resampled nothing
+    with pytest.raises(MetricValueError, match=r"\d+ of 64 bootstrap replicas have no value"):
+        boot.compute()
+    boot.update(torch.arange(400.0))  # enough samples: every replica has some now
+    assert float(boot.compute()["mean"]) == pytest.approx(199.5, rel=0.05)
+    fresh = BootStrapper(MeanMetric(), 64, weight_arg="weight").compute()
+    assert torch.isnan(fresh["mean"])  # no data at all: the wrapped metric's own value

@@ -19,7 +19,7 @@ from typing import Any, final
 import torch
 from torch import Tensor, nn
 
-from torchtally._errors import check_int, raise_for_counts, tracing
+from torchtally._errors import MetricValueError, check_int, raise_for_counts, tracing
 from torchtally.metrics._base import Metric
 
 __all__ = ["BootStrapper", "poisson_weights"]
@@ -227,6 +227,18 @@ class BootStrapper(Metric):
 
     def compute(self) -> dict[str, Tensor]:
         values = self.replicas()
+        if not tracing(values) and values.is_floating_point():
+            # Inputs were checked already: a NaN replica drew no sample (a Poisson resample of
+            # very few samples can be empty), and would silently turn every statistic to NaN.
+            # All of them NaN is the value of no data at all, as the wrapped metric's own.
+            empty = int(values.reshape(values.shape[0], -1).isnan().any(-1).sum())
+            if 0 < empty < self.num_bootstraps:
+                raise MetricValueError(
+                    f"`{self.name}`: {empty} of {self.num_bootstraps} bootstrap replicas have no "
+                    "value (NaN): their Poisson resample drew no sample, as happens when very "
+                    "few samples were seen (the first dimension of update's first argument "
+                    "runs over samples). Update with more samples."
+                )
         out: dict[str, Tensor] = {}
         if self.report_mean:
             out["mean"] = values.mean(0)
