@@ -436,7 +436,9 @@ class Metric(nn.Module, ABC):
         # A `cat` state is saved as its filled rows only, not its whole preallocated buffer.
         for name in self._cat_names():
             if prefix + name in destination:
-                rows = self._filled_rows(name)
+                # A copy: a view would take the whole buffer along, as checkpoint formats that
+                # keep views tied (ours, torch.save) store a view's entire storage.
+                rows = self._filled_rows(name).clone()
                 destination[prefix + name] = rows if keep_vars else rows.detach()
 
     def _restore_cat_rows(self, name: str, rows: Tensor) -> Tensor:
