@@ -227,17 +227,18 @@ class BootStrapper(Metric):
 
     def compute(self) -> dict[str, Tensor]:
         values = self.replicas()
-        if not tracing(values) and values.is_floating_point():
+        checked = getattr(self._template, "check_values", True)
+        if checked and not tracing(values) and values.is_floating_point():
             # Inputs were checked already: a NaN replica drew no sample (a Poisson resample of
             # very few samples can be empty), and would silently turn every statistic to NaN.
             # All of them NaN is the value of no data at all, as the wrapped metric's own.
-            empty = int(values.reshape(values.shape[0], -1).isnan().any(-1).sum())
+            empty = int(values.reshape(values.shape[0], -1).isnan().all(-1).sum())
             if 0 < empty < self.num_bootstraps:
                 raise MetricValueError(
                     f"`{self.name}`: {empty} of {self.num_bootstraps} bootstrap replicas have no "
-                    "value (NaN): their Poisson resample drew no sample, as happens when very "
-                    "few samples were seen (the first dimension of update's first argument "
-                    "runs over samples). Update with more samples."
+                    "value (NaN): their Poisson resample drew no sample (likely when very few "
+                    "samples were seen; the first dimension of update's first argument runs "
+                    "over samples), or the metric is undefined on it. Update with more samples."
                 )
         out: dict[str, Tensor] = {}
         if self.report_mean:
