@@ -153,3 +153,28 @@ def test_sigkill_at_random_moments_of_save_20_trials(tmp_path: Path) -> None:
     assert latest > 0 and torn >= 3, (latest, torn, partial_refused)
     save({"gen": latest + 1, "w": torch.full((1 << 20,), float(latest + 1))}, path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt.h5"]
+
+
+def test_a_cstorch_full_tensor_declaring_more_than_memory_is_refused(tmp_path: Path) -> None:
+    import json
+
+    import h5py
+
+    path = tmp_path / "full.mdl"
+    save({"w": torch.ones(2)}, path, format="cstorch")
+    with h5py.File(path, "r+") as f:
+        wrapper = json.loads(f.attrs["w.__metadata__"])
+        del f["w"]  # cstorch stores a full tensor as metadata only
+        wrapper["w.__metadata__"] = {
+            "__TYPE__": "DeferredFullTensor",
+            "shape": [2**40, 2**10],  # 4 PiB of float32 in a few bytes of metadata
+            "dtype": "torch.float32",
+            "fill_value": 0.0,
+        }
+        f.attrs["w.__metadata__"] = json.dumps(wrapper)
+    with pytest.raises(CheckpointError, match=r"declares a full torch.float32 tensor .* more than"):
+        load(path)
+    with h5py.File(path, "r+") as f:  # a modest full tensor still loads
+        wrapper["w.__metadata__"]["shape"] = [3, 2]
+        f.attrs["w.__metadata__"] = json.dumps(wrapper)
+    assert torch.equal(load(path)["w"], torch.zeros(3, 2))

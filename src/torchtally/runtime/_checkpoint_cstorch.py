@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections import OrderedDict
 from types import ModuleType
 from typing import Any, cast
@@ -350,7 +351,29 @@ def _full(meta: dict[str, Any], key: str, device: torch.device) -> torch.Tensor:
         or type(value) not in (bool, int, float)
     ):
         raise _fail(key, "has invalid full-tensor metadata.")
-    return torch.full(shape, cast(float, value), dtype=dtype, device=device)
+    # A few bytes of metadata may declare any size: never attempt more than the machine holds
+    # (the allocation would be filled, and the process killed for memory, not refused).
+    nbytes = math.prod(shape) * dtype.itemsize
+    memory = _host_memory_bytes()
+    if device.type == "cpu" and memory is not None and nbytes > memory:
+        raise _fail(
+            key,
+            f"declares a full {dtype} tensor of shape {shape} ({nbytes} bytes), more than "
+            f"this machine's memory ({memory} bytes).",
+        )
+    try:
+        return torch.full(shape, cast(float, value), dtype=dtype, device=device)
+    except (RuntimeError, MemoryError) as err:  # e.g. out of device memory
+        problem = f"declares a full tensor of shape {shape} that cannot be made: {err}"
+        raise _fail(key, problem) from err
+
+
+def _host_memory_bytes() -> int | None:
+    """Physical memory in bytes, or None where the platform does not say."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def _unpickle(data: bytes, key: str) -> Any:
