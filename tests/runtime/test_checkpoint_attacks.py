@@ -178,3 +178,25 @@ def test_a_cstorch_full_tensor_declaring_more_than_memory_is_refused(tmp_path: P
         wrapper["w.__metadata__"]["shape"] = [3, 2]
         f.attrs["w.__metadata__"] = json.dumps(wrapper)
     assert torch.equal(load(path)["w"], torch.zeros(3, 2))
+
+
+def test_a_cstorch_dataset_declaring_more_than_memory_is_refused(tmp_path: Path) -> None:
+    import json
+
+    import h5py
+
+    path = tmp_path / "sparse.mdl"
+    save({"w": torch.ones(2)}, path, format="cstorch")
+    huge = 2**42  # 16 TiB of float32, in chunks never written: the file stays tiny
+    with h5py.File(path, "r+") as f:
+        attrs = dict(f["w"].attrs)
+        del f["w"]
+        f.create_dataset("w", shape=(huge,), dtype="<f4", chunks=(1 << 16,), compression="gzip")
+        for name, value in attrs.items():
+            f["w"].attrs[name] = value
+        wrapper = json.loads(f.attrs["w.__metadata__"])
+        wrapper["w.__metadata__"]["shapes"] = [[huge]]
+        f.attrs["w.__metadata__"] = json.dumps(wrapper)
+    assert path.stat().st_size < 100_000
+    with pytest.raises(CheckpointError, match=r"declares 17592186044416 bytes of data"):
+        load(path)

@@ -319,6 +319,16 @@ def _read_data(h5py: ModuleType, f: Any, key: str, shape: list[int] | None) -> n
         raise _fail(key, f"must hold numeric data, found {found}.")
     if shape is not None and tuple(dataset.shape) != tuple(shape):
         raise _fail(key, f"has shape {dataset.shape} but its metadata says {tuple(shape)}.")
+    # Compressed or never-written chunks can declare any size in a tiny file.
+    nbytes = math.prod(dataset.shape) * found.itemsize
+    memory = _host_memory_bytes()
+    if memory is not None and nbytes > memory:
+        raise _fail(
+            key,
+            f"declares {nbytes} bytes of data (shape {dataset.shape}, stored in "
+            f"{dataset.id.get_storage_size()} bytes), more than this machine's memory "
+            f"({memory} bytes).",
+        )
     array = np.asarray(dataset[()])
     array = array.astype(array.dtype.newbyteorder("="), copy=False)
     if array.dtype.kind == "b" and array.size and int(array.view(np.uint8).max()) > 1:
