@@ -200,3 +200,26 @@ def test_a_cstorch_dataset_declaring_more_than_memory_is_refused(tmp_path: Path)
     assert path.stat().st_size < 100_000
     with pytest.raises(CheckpointError, match=r"declares 17592186044416 bytes of data"):
         load(path)
+
+
+@pytest.mark.parametrize("depth", [3000, 100_000])
+def test_a_cstorch_spec_nested_past_any_limit_is_a_checkpoint_error(
+    tmp_path: Path, depth: int
+) -> None:
+    import h5py
+
+    path = tmp_path / "deep.mdl"
+    save({"w": torch.ones(2)}, path, format="cstorch")
+    # A tree spec of `depth` nested lists (torch's treespec JSON), and bare JSON nesting.
+    node = '{"type": null, "context": null, "children_spec": []}'
+    for _ in range(depth if depth < 10_000 else 0):
+        node = f'{{"type": "builtins.list", "context": "null", "children_spec": [{node}]}}'
+    spec = "[" * depth + "]" * depth if depth >= 10_000 else f"[1, {node}]"
+    with h5py.File(path, "r+") as f:
+        f.attrs["__spec__"] = spec if depth >= 10_000 else f'[null, "{_escape(spec)}"]'
+    with pytest.raises(CheckpointError, match="recursion depth"):
+        load(path)
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
