@@ -112,8 +112,10 @@ def test_the_sync_timeout_is_configurable(monkeypatch: pytest.MonkeyPatch) -> No
         sync_timeout()
 
 
-def test_one_odd_rank_out_of_three_makes_every_rank_raise() -> None:
-    results = workers.run_ranks(workers.one_rank_of_three_differs, 3, timeout=120)
+@pytest.mark.parametrize("world", [3, 4])
+def test_one_odd_rank_of_three_or_four_makes_every_rank_raise(world: int) -> None:
+    results = workers.run_ranks(workers.one_rank_of_three_differs, world, timeout=120)
+    assert len(results) == world
     for rank, (kind, message) in enumerate(results):
         assert kind == "SyncConfigurationError", (rank, kind, message)
         assert "MAEMetric" in message and "MSEMetric" in message
