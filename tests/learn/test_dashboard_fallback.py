@@ -19,10 +19,10 @@ import time
 import pytest
 
 import torchtally.learn._dash_layout as layout
+from torchtally._records import MetricRecord, Progress, RunInfo
 from torchtally.learn._dash_capture import OutputCapture
 from torchtally.learn._dash_keys import KeyReader
 from torchtally.learn._dashboard import Dashboard
-from torchtally.learn._events import MetricRecord, Progress, RunInfo
 from torchtally.learn._plain import PlainRenderer
 
 INFO = RunInfo(("train",), 2, {"train": ("loss",)})

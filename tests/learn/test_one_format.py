@@ -16,10 +16,10 @@ import pytest
 import torch
 
 import torchtally as cstorch
+from torchtally._records import MetricRecord, Progress, RunInfo
 from torchtally.learn import PlainRenderer, SummaryTable
 from torchtally.learn._dash_format import format_value
 from torchtally.learn._dash_state import RunState
-from torchtally.learn._events import MetricRecord, Progress, RunInfo
 from torchtally.learn._learner import Learner
 from torchtally.learn._plot_summary import summarize
 from torchtally.learn._report import write_report

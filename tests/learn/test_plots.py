@@ -17,7 +17,7 @@ import matplotlib.image
 import numpy as np
 import pytest
 
-from torchtally.learn._events import CurveData, MetricRecord
+from torchtally._records import CurveData, MetricRecord
 from torchtally.learn._plot_logs import read_logdir
 from torchtally.learn._plots import plot_logdir
 

@@ -6,6 +6,14 @@ observers through step closures, and checkpoints; observers render (`make_render
 `SummaryTable`) and plot (`plot_logdir`).
 """
 
+from torchtally._records import (
+    SYSTEM_SPLIT,
+    CurveData,
+    MetricRecord,
+    Observer,
+    Progress,
+    RunInfo,
+)
 from torchtally.learn._adaptor import (
     AdaptorError,
     MetricInput,
@@ -15,14 +23,6 @@ from torchtally.learn._adaptor import (
 )
 from torchtally.learn._dash_renderer import make_renderer
 from torchtally.learn._dashboard import Dashboard
-from torchtally.learn._events import (
-    SYSTEM_SPLIT,
-    CurveData,
-    MetricRecord,
-    Observer,
-    Progress,
-    RunInfo,
-)
 from torchtally.learn._learner import Learner
 from torchtally.learn._learner_curves import curve_data, pr_curve, roc_curve, write_curves
 from torchtally.learn._learner_loop import NonFiniteLossError

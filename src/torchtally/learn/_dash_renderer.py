@@ -8,8 +8,8 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
+from torchtally._records import Observer
 from torchtally.learn._dashboard import Dashboard
-from torchtally.learn._events import Observer
 from torchtally.learn._plain import PlainRenderer
 
 __all__ = ["make_renderer"]

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import final
 
-from torchtally.learn._events import SYSTEM_SPLIT, MetricRecord, Progress, RunInfo
+from torchtally._records import SYSTEM_SPLIT, MetricRecord, Progress, RunInfo
 
 __all__ = ["RunSnapshot", "RunState", "Series", "SplitView"]
 

@@ -24,10 +24,10 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO, cast, final
 
+from torchtally._records import MetricRecord, Progress, RunInfo
 from torchtally.learn._dash_capture import OutputCapture
 from torchtally.learn._dash_keys import KeyReader
 from torchtally.learn._dash_state import RunState
-from torchtally.learn._events import MetricRecord, Progress, RunInfo
 from torchtally.learn._plain import PlainRenderer
 
 if TYPE_CHECKING:

@@ -22,8 +22,8 @@ import torch
 from torch import nn
 
 from torchtally._errors import check_int
+from torchtally._records import CurveData, MetricRecord, Observer, RunInfo
 from torchtally.amp import GradScaler
-from torchtally.learn._events import CurveData, MetricRecord, Observer, RunInfo
 from torchtally.learn._learner_checkpoint import Restored, TrainingState
 from torchtally.learn._learner_curves import write_curve_data
 from torchtally.learn._learner_families import TestCurves

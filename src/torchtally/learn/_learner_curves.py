@@ -22,7 +22,7 @@ from typing import Any, final
 import torch
 from torch import Tensor
 
-from torchtally.learn._events import CurveData
+from torchtally._records import CurveData
 from torchtally.learn._outputs import (
     ClassificationOutput,
     MultiLabelClassificationOutput,

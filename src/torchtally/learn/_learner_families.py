@@ -23,8 +23,8 @@ from typing import Any, final
 import torch
 from torch import Tensor
 
+from torchtally._records import CurveData
 from torchtally.learn._adaptor import adapt
-from torchtally.learn._events import CurveData
 from torchtally.learn._learner_curves import CurveCollector, curve_data, curve_output
 from torchtally.learn._learner_metrics import SplitMetrics
 from torchtally.metrics import Metric

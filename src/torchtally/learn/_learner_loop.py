@@ -27,9 +27,9 @@ from typing import Any, cast, final
 
 import torch
 
+from torchtally._records import MetricRecord, Progress
 from torchtally.amp import GradScaler, autocast, optimizer_step
 from torchtally.amp._conditional import step_where
-from torchtally.learn._events import MetricRecord, Progress
 from torchtally.learn._learner_metrics import SplitMetrics
 from torchtally.learn._learner_observers import Broadcast
 from torchtally.learn._learner_records import to_records

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import final
 
-from torchtally.learn._events import MetricRecord, Observer, Progress, RunInfo
+from torchtally._records import MetricRecord, Observer, Progress, RunInfo
 
 __all__ = ["Broadcast"]
 

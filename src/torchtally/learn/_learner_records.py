@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from torchtally.learn._events import MetricRecord
+from torchtally._records import MetricRecord
 from torchtally.metrics import Metric
 
 __all__ = ["metric_unit", "to_records"]

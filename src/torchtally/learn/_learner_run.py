@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, final
 
-from torchtally.learn._events import RunInfo
+from torchtally._records import RunInfo
 from torchtally.learn._learner_observers import Broadcast
 from torchtally.learn._learner_signals import stop_on_sigint
 

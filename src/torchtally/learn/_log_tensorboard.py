@@ -6,7 +6,7 @@ import os
 import threading
 from typing import Any, final
 
-from torchtally.learn._events import MetricRecord, Progress, RunInfo
+from torchtally._records import MetricRecord, Progress, RunInfo
 
 __all__ = ["TensorBoardLogger"]
 

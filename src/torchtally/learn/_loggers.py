@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, final
 
 from torchtally._errors import check_choice
-from torchtally.learn._events import MetricRecord, Progress, RunInfo
+from torchtally._records import MetricRecord, Progress, RunInfo
 
 __all__ = ["COLUMNS", "FORMATS", "FileLogger", "read_records"]
 

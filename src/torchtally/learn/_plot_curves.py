@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from torchtally.learn._events import CurveData
+from torchtally._records import CurveData
 from torchtally.learn._plot_canvas import new_figure, save_png
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, final
 
-from torchtally.learn._events import CurveData, MetricRecord
+from torchtally._records import CurveData, MetricRecord
 
 __all__ = ["LogData", "read_logdir"]
 

@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from torchtally._records import MetricRecord
 from torchtally.learn._dash_format import format_value
-from torchtally.learn._events import MetricRecord
 from torchtally.learn._plot_canvas import axis_label, display_scale, new_figure, save_png
 
 if TYPE_CHECKING:

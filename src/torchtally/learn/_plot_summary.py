@@ -9,8 +9,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import final
 
+from torchtally._records import SYSTEM_SPLIT, MetricRecord
 from torchtally.learn._dash_format import format_value
-from torchtally.learn._events import SYSTEM_SPLIT, MetricRecord
 
 __all__ = [
     "SummaryRow",

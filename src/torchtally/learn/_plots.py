@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchtally.learn._events import SYSTEM_SPLIT, MetricRecord
+from torchtally._records import SYSTEM_SPLIT, MetricRecord
 from torchtally.learn._plot_canvas import safe_name
 from torchtally.learn._plot_curves import plot_confusion_matrix, plot_pr, plot_roc
 from torchtally.learn._plot_families import (

@@ -8,7 +8,7 @@ import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from torchtally.learn._events import CurveData
+from torchtally._records import CurveData
 from torchtally.learn._plot_summary import SummaryRow, epoch_cell, format_cell
 
 __all__ = ["write_report"]

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Sequence
 from typing import TextIO, final
 
-from torchtally.learn._events import MetricRecord, Progress, RunInfo
+from torchtally._records import MetricRecord, Progress, RunInfo
 from torchtally.learn._plot_summary import SummaryRow, epoch_cell, format_cell, summarize
 
 __all__ = ["SummaryRow", "SummaryTable"]

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from torchtally.learn._events import SYSTEM_SPLIT, MetricRecord
+from torchtally._records import SYSTEM_SPLIT, MetricRecord
 from torchtally.metrics.system import (
     CPUMemoryUsage,
     CPUUsage,

@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import final
 
 from torchtally._errors import check_int
-from torchtally.learn._events import SYSTEM_SPLIT, MetricRecord, Observer
+from torchtally._records import SYSTEM_SPLIT, MetricRecord, Observer
 from torchtally.metrics.system._defaults import default_sensors
 from torchtally.metrics.system._sensor import Sensor, announce_unavailable, logger
 

@@ -1,6 +1,10 @@
 """What a training run tells its observers: the learner emits these, and the dashboard, the
 plain renderer and the loggers consume them. Values are plain Python numbers: the learner
 materialises them in step closures, after the step, so an observer never touches a device tensor.
+
+A neutral module at the package root because two layers share it: `metrics.system` emits
+`MetricRecord`s of the "system" split and `learn` consumes them, and the metric core must not
+import `learn` (see tests/test_import_contract.py). The public names live in `torchtally.learn`.
 """
 
 from __future__ import annotations
