@@ -47,7 +47,7 @@ def main(mode: str) -> int:
         atexit.register(check_terminal)
 
     from torchtally._records import SYSTEM_SPLIT, MetricRecord, Progress, RunInfo
-    from torchtally.learn._dashboard import Dashboard
+    from torchtally.learn._dashboard.dashboard import Dashboard
 
     stop = threading.Event()
     fired: list[float] = []

@@ -20,8 +20,8 @@ import torch
 
 import torchtally as cstorch
 from torchtally._records import MetricRecord, Progress, RunInfo
-from torchtally.learn._learner import Learner
-from torchtally.learn._learner_steps import classification_step
+from torchtally.learn._learner.learner import Learner
+from torchtally.learn._learner.steps import classification_step
 from torchtally.metrics import AccuracyMetric, LearningRateMetric, MeanMetric
 
 NUM_EPOCHS = 3

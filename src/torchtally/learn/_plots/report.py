@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from torchtally._records import CurveData
-from torchtally.learn._plot_summary import SummaryRow, epoch_cell, format_cell
+from torchtally.learn._summarize import SummaryRow, epoch_cell, format_cell
 
 __all__ = ["write_report"]
 

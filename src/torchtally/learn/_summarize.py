@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import final
 
 from torchtally._records import SYSTEM_SPLIT, MetricRecord
-from torchtally.learn._dash_format import format_value
+from torchtally.learn._format import format_value
 
 __all__ = [
     "SummaryRow",

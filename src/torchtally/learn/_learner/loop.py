@@ -30,11 +30,11 @@ import torch
 from torchtally._records import MetricRecord, Progress
 from torchtally.amp import GradScaler, autocast, optimizer_step
 from torchtally.amp._conditional import step_where
-from torchtally.learn._learner_metrics import SplitMetrics
-from torchtally.learn._learner_observers import Broadcast
-from torchtally.learn._learner_records import to_records
-from torchtally.learn._learner_state import Position, Replay, capture_rng, loader_generator
-from torchtally.learn._learner_steps import StepFn, loss_of, to_device
+from torchtally.learn._learner.metrics import SplitMetrics
+from torchtally.learn._learner.observers import Broadcast
+from torchtally.learn._learner.records import to_records
+from torchtally.learn._learner.state import Position, Replay, capture_rng, loader_generator
+from torchtally.learn._learner.steps import StepFn, loss_of, to_device
 from torchtally.runtime import CompiledModel, step_closure, trace
 from torchtally.utils.data import DataExecutor
 

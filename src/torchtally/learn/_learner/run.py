@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any, final
 
 from torchtally._records import RunInfo
-from torchtally.learn._learner_observers import Broadcast
-from torchtally.learn._learner_signals import stop_on_sigint
+from torchtally.learn._learner.observers import Broadcast
+from torchtally.learn._learner.signals import stop_on_sigint
 
 __all__ = ["RunScope"]
 

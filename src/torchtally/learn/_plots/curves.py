@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from torchtally._records import CurveData
-from torchtally.learn._plot_canvas import new_figure, save_png
+from torchtally.learn._plots.canvas import new_figure, save_png
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

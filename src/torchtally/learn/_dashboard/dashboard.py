@@ -25,10 +25,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO, cast, final
 
 from torchtally._records import MetricRecord, Progress, RunInfo
-from torchtally.learn._dash_capture import OutputCapture
-from torchtally.learn._dash_keys import KeyReader
-from torchtally.learn._dash_state import RunState
-from torchtally.learn._plain import PlainRenderer
+from torchtally.learn._dashboard.capture import OutputCapture
+from torchtally.learn._dashboard.keys import KeyReader
+from torchtally.learn._dashboard.plain import PlainRenderer
+from torchtally.learn._dashboard.state import RunState
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -268,7 +268,7 @@ class Dashboard:
         from rich.text import Text
 
         try:
-            from torchtally.learn._dash_layout import build_screen
+            from torchtally.learn._dashboard.layout import build_screen
 
             width, height = self._size()
             snapshot = self._state.snapshot(with_history=True)
@@ -373,8 +373,8 @@ class Dashboard:
             _log.warning("torchtally: could not replay the captured output: %r", error)
 
     def _print_summary(self, stopped_early: bool | None) -> None:
-        from torchtally.learn._dash_format import format_duration
-        from torchtally.learn._dash_widgets import metrics_panel
+        from torchtally.learn._dashboard.widgets import metrics_panel
+        from torchtally.learn._format import format_duration
 
         snapshot = self._state.snapshot()
         elapsed = format_duration(snapshot.elapsed)

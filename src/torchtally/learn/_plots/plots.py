@@ -6,18 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from torchtally._records import SYSTEM_SPLIT, MetricRecord
-from torchtally.learn._plot_canvas import safe_name
-from torchtally.learn._plot_curves import plot_confusion_matrix, plot_pr, plot_roc
-from torchtally.learn._plot_families import (
+from torchtally.learn._logs.logdir import read_logdir
+from torchtally.learn._plots.canvas import safe_name
+from torchtally.learn._plots.curves import plot_confusion_matrix, plot_pr, plot_roc
+from torchtally.learn._plots.families import (
     plot_at_k,
     plot_metric_pr,
     plot_metric_roc,
     plot_reliability,
 )
-from torchtally.learn._plot_logs import read_logdir
-from torchtally.learn._plot_metrics import plot_metric, plot_system
-from torchtally.learn._plot_summary import ordered_splits, summarize
-from torchtally.learn._report import write_report
+from torchtally.learn._plots.metrics import plot_metric, plot_system
+from torchtally.learn._plots.report import write_report
+from torchtally.learn._summarize import ordered_splits, summarize
 
 __all__ = ["plot_logdir"]
 

@@ -1,5 +1,5 @@
 """The dashboard's pieces as rich renderables: status line, progress bars, metrics table, plots
-and the panel of captured user output. `_dash_layout` arranges them on the screen.
+and the panel of captured user output. `layout` arranges them on the screen.
 
 rich is an optional dependency: it is imported inside the functions, never at module import.
 """
@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, final
 
-from torchtally.learn._dash_format import (
+from torchtally.learn._dashboard.state import RunSnapshot, Series
+from torchtally.learn._dashboard.terminal_plot import PlotSeries, render_plot
+from torchtally.learn._format import (
     display_value,
     format_duration,
     format_rate,
     format_value,
     pretty_name,
 )
-from torchtally.learn._dash_state import RunSnapshot, Series
-from torchtally.learn._terminal_plot import PlotSeries, render_plot
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderableType, RenderResult

@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection
 from pathlib import Path
 
-from torchtally.learn._learner_state import Position, checkpoint_position
+from torchtally.learn._learner.state import Position, checkpoint_position
 
 __all__ = ["prune_checkpoints", "remove_orphans"]
 

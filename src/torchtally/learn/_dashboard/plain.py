@@ -20,8 +20,8 @@ from collections.abc import Callable
 from typing import TextIO, final
 
 from torchtally._records import MetricRecord, Progress, RunInfo
-from torchtally.learn._dash_format import format_duration, format_rate, format_value
-from torchtally.learn._dash_state import RunSnapshot, RunState
+from torchtally.learn._dashboard.state import RunSnapshot, RunState
+from torchtally.learn._format import format_duration, format_rate, format_value
 
 __all__ = ["PlainRenderer"]
 

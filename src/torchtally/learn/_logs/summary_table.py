@@ -1,5 +1,5 @@
 """`SummaryTable`: at the end of a run, the min, last and max of every metric of every split,
-over epoch values only (`_plot_summary.summarize`, shared with the report and the plots)."""
+over epoch values only (`learn._summarize.summarize`, shared with the report and the plots)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TextIO, final
 
 from torchtally._records import MetricRecord, Progress, RunInfo
-from torchtally.learn._plot_summary import SummaryRow, epoch_cell, format_cell, summarize
+from torchtally.learn._summarize import SummaryRow, epoch_cell, format_cell, summarize
 
 __all__ = ["SummaryRow", "SummaryTable"]
 

@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from torchtally.learn._plot_canvas import new_figure, save_png
+from torchtally.learn._plots.canvas import new_figure, save_png
 
 __all__ = ["plot_at_k", "plot_metric_pr", "plot_metric_roc", "plot_reliability"]
 

@@ -1,6 +1,6 @@
 """`Learner`: the Burn-style training loop, built on the cstorch runtime.
 
-Each step is one `cstorch.trace`d function (see `_learner_loop`): the step function, backward
+Each step is one `cstorch.trace`d function (see `loop`): the step function, backward
 and optimizer step, the scheduler step and every metric's update through its adaptor; logged
 values reach the observers through a step closure, never through a read in the step.
 Checkpoints (`cstorch.save`, HDF5) hold the model, optimizer, scheduler, grad scaler, metric
@@ -24,27 +24,27 @@ from torch import nn
 from torchtally._errors import check_int
 from torchtally._records import CurveData, MetricRecord, Observer, RunInfo
 from torchtally.amp import GradScaler
-from torchtally.learn._learner_checkpoint import Restored, TrainingState
-from torchtally.learn._learner_curves import write_curve_data
-from torchtally.learn._learner_families import TestCurves
-from torchtally.learn._learner_loop import NON_FINITE_POLICIES, StepLoop
-from torchtally.learn._learner_metrics import MetricSpec, SplitMetrics, split_metrics
-from torchtally.learn._learner_observers import Broadcast
-from torchtally.learn._learner_retention import prune_checkpoints, remove_orphans
-from torchtally.learn._learner_run import RunScope
-from torchtally.learn._learner_select import (
+from torchtally.learn._learner.checkpoint import Restored, TrainingState
+from torchtally.learn._learner.curves import write_curve_data
+from torchtally.learn._learner.families import TestCurves
+from torchtally.learn._learner.loop import NON_FINITE_POLICIES, StepLoop
+from torchtally.learn._learner.metrics import MetricSpec, SplitMetrics, split_metrics
+from torchtally.learn._learner.observers import Broadcast
+from torchtally.learn._learner.retention import prune_checkpoints, remove_orphans
+from torchtally.learn._learner.run import RunScope
+from torchtally.learn._learner.select import (
     EarlyStopping,
     MetricTracker,
     higher_is_better,
     parse_monitor,
 )
-from torchtally.learn._learner_state import (
+from torchtally.learn._learner.state import (
     Position,
     latest_checkpoint,
     loader_generator,
     restore_rng,
 )
-from torchtally.learn._learner_steps import StepFn, classification_step
+from torchtally.learn._learner.steps import StepFn, classification_step
 from torchtally.runtime import Backend, CompiledModel
 from torchtally.runtime import compile as compile_model
 

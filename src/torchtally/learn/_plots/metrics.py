@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from torchtally._records import MetricRecord
-from torchtally.learn._dash_format import format_value
-from torchtally.learn._plot_canvas import axis_label, display_scale, new_figure, save_png
+from torchtally.learn._format import format_value
+from torchtally.learn._plots.canvas import axis_label, display_scale, new_figure, save_png
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -16,8 +16,8 @@ from typing import Any, final
 import torch
 from torch import nn
 
-from torchtally.learn._learner_loop import StepLoop
-from torchtally.learn._learner_state import (
+from torchtally.learn._learner.loop import StepLoop
+from torchtally.learn._learner.state import (
     Position,
     capture_rng,
     checkpoint_name,

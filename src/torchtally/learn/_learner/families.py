@@ -25,8 +25,8 @@ from torch import Tensor
 
 from torchtally._records import CurveData
 from torchtally.learn._adaptor import adapt
-from torchtally.learn._learner_curves import CurveCollector, curve_data, curve_output
-from torchtally.learn._learner_metrics import SplitMetrics
+from torchtally.learn._learner.curves import CurveCollector, curve_data, curve_output
+from torchtally.learn._learner.metrics import SplitMetrics
 from torchtally.metrics import Metric
 from torchtally.metrics.calibration import CalibrationErrorMetric
 from torchtally.metrics.curves import PrecisionRecallCurveMetric, ROCMetric

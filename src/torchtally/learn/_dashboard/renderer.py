@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import TextIO
 
 from torchtally._records import Observer
-from torchtally.learn._dashboard import Dashboard
-from torchtally.learn._plain import PlainRenderer
+from torchtally.learn._dashboard.dashboard import Dashboard
+from torchtally.learn._dashboard.plain import PlainRenderer
 
 __all__ = ["make_renderer"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from torchtally.learn._dash_state import RunSnapshot
-from torchtally.learn._dash_widgets import (
+from torchtally.learn._dashboard.state import RunSnapshot
+from torchtally.learn._dashboard.widgets import (
     PlotBox,
     metrics_panel,
     output_panel,

@@ -16,7 +16,7 @@ from typing import Any, final
 import torch
 
 from torchtally.learn._adaptor import Adaptor, adapt
-from torchtally.learn._learner_records import metric_unit
+from torchtally.learn._learner.records import metric_unit
 from torchtally.metrics import LearningRateMetric, MeanMetric, Metric
 from torchtally.metrics.curves import PrecisionRecallCurveMetric, ROCMetric
 
