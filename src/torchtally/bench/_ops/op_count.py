@@ -14,7 +14,7 @@ from typing import NamedTuple, final
 import torch
 from torch import Tensor
 
-from torchtally.bench._counting import count_true
+from torchtally.bench._ops.counting import count_true
 
 __all__ = ["OpCache", "OpCount", "spike_valued_calls", "split_by_spiking", "stack_by_shape"]
 

@@ -8,7 +8,7 @@ from typing import Any, final
 import torch
 from torch import Tensor, nn
 
-from torchtally.bench._model import BenchModel
+from torchtally.bench._harness.model import BenchModel
 
 __all__ = ["SNNTorchModel"]
 

@@ -18,8 +18,8 @@ import math
 import torch
 from torch import Tensor, nn
 
-from torchtally.bench._counting import count_true
-from torchtally.bench._op_count import OpCache, OpCount, spike_valued_calls, split_by_spiking
+from torchtally.bench._ops.counting import count_true
+from torchtally.bench._ops.op_count import OpCache, OpCount, spike_valued_calls, split_by_spiking
 
 __all__ = ["conv_ops", "linear_ops"]
 

@@ -10,9 +10,9 @@ from typing import Any, final
 
 from torch import Tensor
 
-from torchtally.bench._hooks import ActivationHook
-from torchtally.bench._metric_types import DeviceAccumulatedMetric
-from torchtally.bench._model import BenchModel
+from torchtally.bench._harness.hooks import ActivationHook
+from torchtally.bench._harness.model import BenchModel
+from torchtally.bench._metrics.metric_types import DeviceAccumulatedMetric
 
 __all__ = ["NEURON_RESET_OPERATIONS", "MembraneUpdates", "NeuronOperations"]
 

@@ -2,7 +2,7 @@
 
 NeuroBench counts a cell call on binarised copies: each input, state, weight and bias becomes
 1 where it is non-zero (or, for the dense count, 1 everywhere, except an LSTM's `(h, c)` state,
-which stays binarised). Its counts differ from the gate equations (`_recurrent_ops`) in four
+which stays binarised). Its counts differ from the gate equations (`recurrent`) in four
 places, which make leaderboard numbers, so they are reproduced here as NeuroBench defines them:
 
 * a gate is "non-zero" when any of its products or biases is, not by its value;
@@ -24,8 +24,8 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from torchtally.bench._counting import count_true
-from torchtally.bench._op_count import OpCount, spike_valued_calls, split_by_spiking
+from torchtally.bench._ops.counting import count_true
+from torchtally.bench._ops.op_count import OpCount, spike_valued_calls, split_by_spiking
 
 __all__ = ["neurobench_cells_ops"]
 

@@ -16,8 +16,8 @@ from typing import Any, final
 import torch
 from torch import Tensor
 
-from torchtally.bench._metric_types import AccumulatedMetric, WorkloadMetric
-from torchtally.bench._model import BenchModel
+from torchtally.bench._harness.model import BenchModel
+from torchtally.bench._metrics.metric_types import AccumulatedMetric, WorkloadMetric
 from torchtally.metrics import Metric
 
 __all__ = ["MetricRunner", "make_runner", "to_python"]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from torch import Tensor
 
 if TYPE_CHECKING:
-    from torchtally.bench._model import BenchModel
+    from torchtally.bench._harness.model import BenchModel
 
 __all__ = [
     "AccumulatedMetric",

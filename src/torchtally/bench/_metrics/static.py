@@ -7,14 +7,14 @@ from typing import final
 import torch
 from torch import Tensor, nn
 
-from torchtally.bench._layers import (
+from torchtally.bench._harness.model import BenchModel
+from torchtally.bench._metrics.metric_types import StaticMetric
+from torchtally.bench._ops.layers import (
     CONNECTION_LAYERS,
     RECURRENT_CELLS,
     RECURRENT_LAYERS,
     find_layers,
 )
-from torchtally.bench._metric_types import StaticMetric
-from torchtally.bench._model import BenchModel
 
 __all__ = ["ConnectionSparsity", "Footprint", "ParameterCount", "connection_weights"]
 

@@ -28,8 +28,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from torchtally.bench._counting import count_true
-from torchtally.bench._op_count import OpCount, spike_valued_calls, split_by_spiking
+from torchtally.bench._ops.counting import count_true
+from torchtally.bench._ops.op_count import OpCount, spike_valued_calls, split_by_spiking
 
 __all__ = ["recurrent_cell_ops", "recurrent_layer_ops"]
 

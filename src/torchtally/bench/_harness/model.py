@@ -12,8 +12,8 @@ from typing import Any, final
 
 from torch import nn
 
-from torchtally.bench._hooks import ActivationHook, ConnectionHook
-from torchtally.bench._layers import CONNECTION_LAYERS, DEFAULT_ACTIVATIONS, find_layers
+from torchtally.bench._harness.hooks import ActivationHook, ConnectionHook
+from torchtally.bench._ops.layers import CONNECTION_LAYERS, DEFAULT_ACTIVATIONS, find_layers
 
 __all__ = ["BenchModel", "TorchModel", "as_bench_model"]
 

@@ -11,8 +11,8 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally.bench._metric_types import DeviceAccumulatedMetric, DeviceWorkloadMetric
-from torchtally.bench._model import BenchModel
+from torchtally.bench._harness.model import BenchModel
+from torchtally.bench._metrics.metric_types import DeviceAccumulatedMetric, DeviceWorkloadMetric
 
 __all__ = ["MSE", "R2", "SMAPE", "ClassificationAccuracy"]
 

@@ -19,7 +19,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from torchtally.bench._processors import PreProcessor
+from torchtally.bench._processing.processors import PreProcessor
 
 __all__ = [
     "MFCCPreProcessor",

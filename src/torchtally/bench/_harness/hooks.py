@@ -13,8 +13,8 @@ import torch
 from torch import Tensor, nn
 from torch.utils.hooks import RemovableHandle
 
-from torchtally.bench._counting import count_true
-from torchtally.bench._spiking import is_spiking_neuron
+from torchtally.bench._ops.counting import count_true
+from torchtally.bench._ops.spiking import is_spiking_neuron
 
 __all__ = ["ActivationHook", "ConnectionHook"]
 

@@ -8,13 +8,13 @@ import torch
 from torch import Tensor, nn
 
 from torchtally._errors import check_choice
-from torchtally.bench._feedforward_ops import conv_ops, linear_ops
-from torchtally.bench._layers import CONV_LAYERS
-from torchtally.bench._metric_types import DeviceAccumulatedMetric
-from torchtally.bench._model import BenchModel
-from torchtally.bench._op_count import OpCache, OpCount, stack_by_shape
-from torchtally.bench._recurrent_neurobench import neurobench_cells_ops
-from torchtally.bench._recurrent_ops import recurrent_cell_ops, recurrent_layer_ops
+from torchtally.bench._harness.model import BenchModel
+from torchtally.bench._metrics.metric_types import DeviceAccumulatedMetric
+from torchtally.bench._ops.feedforward import conv_ops, linear_ops
+from torchtally.bench._ops.layers import CONV_LAYERS
+from torchtally.bench._ops.op_count import OpCache, OpCount, stack_by_shape
+from torchtally.bench._ops.recurrent import recurrent_cell_ops, recurrent_layer_ops
+from torchtally.bench._ops.recurrent_neurobench import neurobench_cells_ops
 
 __all__ = ["RECURRENT_COUNTINGS", "SynapticOperations", "calls_ops", "layer_ops"]
 

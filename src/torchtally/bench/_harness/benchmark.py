@@ -20,12 +20,12 @@ from typing import Any, final
 import torch
 from torch import Tensor, nn
 
-from torchtally.bench._failure import MetricFailedError
-from torchtally.bench._metric_types import StaticMetric, WorkloadMetric
-from torchtally.bench._model import BenchModel, as_bench_model
-from torchtally.bench._processors import check_processors
-from torchtally.bench._results_io import save_results
-from torchtally.bench._runners import MetricRunner, make_runner, to_python
+from torchtally.bench._harness.failure import MetricFailedError
+from torchtally.bench._harness.model import BenchModel, as_bench_model
+from torchtally.bench._harness.results_io import save_results
+from torchtally.bench._harness.runners import MetricRunner, make_runner, to_python
+from torchtally.bench._metrics.metric_types import StaticMetric, WorkloadMetric
+from torchtally.bench._processing.processors import check_processors
 from torchtally.metrics import Metric
 
 __all__ = ["Benchmark"]

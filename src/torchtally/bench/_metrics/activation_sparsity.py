@@ -11,10 +11,10 @@ from typing import Any, final
 import torch
 from torch import Tensor
 
-from torchtally.bench._counting import count_true
-from torchtally.bench._hooks import ActivationHook
-from torchtally.bench._metric_types import DeviceAccumulatedMetric, DeviceWorkloadMetric
-from torchtally.bench._model import BenchModel
+from torchtally.bench._harness.hooks import ActivationHook
+from torchtally.bench._harness.model import BenchModel
+from torchtally.bench._metrics.metric_types import DeviceAccumulatedMetric, DeviceWorkloadMetric
+from torchtally.bench._ops.counting import count_true
 
 __all__ = ["ActivationSparsity", "ActivationSparsityByLayer"]
 
