@@ -62,8 +62,21 @@ class TrainingState:
         loop: The step loop (counters, metrics, split-start random state).
 
     Example:
+        >>> import threading
+        >>> from torchtally.learn._learner.metrics import SplitMetrics
+        >>> from torchtally.learn._learner.observers import Broadcast
+        >>> from torchtally.learn._learner.steps import classification_step
+        >>> from torchtally.metrics import MeanMetric
+        >>> from torchtally.optim import SGD
+        >>> from torchtally.runtime import compile as compile_model
+        >>> model = torch.nn.Linear(2, 2)
+        >>> optimizer = SGD(model.parameters(), lr=0.1)
+        >>> metrics = {"train": SplitMetrics("train", [MeanMetric("loss")], "cpu")}
+        >>> loop = StepLoop(compile_model(model, "CPU"), optimizer, classification_step,
+        ...                 classification_step, metrics, Broadcast([]), threading.Event())
         >>> state = TrainingState(model, optimizer, None, None, loop)
-        >>> state.save(Path("ckpt"), Position(2, 0, 0), ("train",), train_loader, None)
+        >>> loader = [(torch.tensor([[1.0, 0.0]]), torch.tensor([0]))]
+        >>> state.save(Path("ckpt"), Position(2, 0, 0), ("train",), loader, None)  # epoch 1 done
         PosixPath('ckpt/epoch-1.h5')
     """
 

@@ -200,7 +200,11 @@ def write_curves(
         The curves written.
 
     Example:
-        >>> write_curves("runs/mnist", "test", labels, torch.softmax(logits, -1), names)
+        >>> labels = torch.tensor([0, 1, 1])
+        >>> scores = torch.tensor([[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
+        >>> data = write_curves("runs/mnist", "test", labels, scores, ["cat", "dog"])
+        >>> data.roc["dog"]["auc"], sorted(p.name for p in Path("runs/mnist/test").iterdir())
+        (1.0, ['curves.json'])
     """
     return write_curve_data(logdir, split, curve_data(labels, scores, class_names))
 
@@ -217,7 +221,10 @@ def write_curve_data(logdir: str | os.PathLike[str], split: str, data: CurveData
         `data`.
 
     Example:
-        >>> write_curve_data("runs/ranker", "test", learner.curves)
+        >>> data = CurveData(confusion_matrix=[[2.0, 0.0], [1.0, 1.0]], class_names=["a", "b"])
+        >>> _ = write_curve_data("runs/ranker", "test", data)
+        >>> json.loads(Path("runs/ranker/test/curves.json").read_text())["confusion_matrix"]
+        [[2.0, 0.0], [1.0, 1.0]]
     """
     folder = Path(logdir) / split
     folder.mkdir(parents=True, exist_ok=True)
@@ -280,9 +287,12 @@ class CurveCollector:
 
     Example:
         >>> collector = CurveCollector()
-        >>> for batch in loader:
-        ...     collector(eval_step(batch))
+        >>> for labels in (torch.tensor([0, 1]), torch.tensor([1])):
+        ...     logits = torch.nn.functional.one_hot(labels, 2).float()
+        ...     collector(ClassificationOutput(torch.tensor(0.0), logits, labels))
         >>> labels, scores = collector.result()
+        >>> labels, scores.shape
+        (tensor([0, 1, 1]), torch.Size([3, 2]))
     """
 
     def __init__(self) -> None:

@@ -94,11 +94,17 @@ class AtKCollector:
         metrics: The split's metrics; those of `_AT_K_TYPES` get an @k curve.
 
     Example:
-        >>> collector = AtKCollector(learner_metrics)
-        >>> for batch in loader:
-        ...     collector(eval_step(batch))
-        >>> collector.result()["ndcg"]["value"]
-        [0.5, 0.61, ...]
+        >>> from torchtally.learn import ClassificationOutput
+        >>> from torchtally.learn._learner.metrics import SplitMetrics
+        >>> ndcg = RetrievalNDCGMetric(top_k=3, name="ndcg")
+        >>> metrics = SplitMetrics("test", [(ndcg, lambda out: (out.output, out.targets))], "cpu")
+        >>> collector = AtKCollector(metrics)
+        >>> scores = torch.tensor([[0.9, 0.2, 0.5], [0.1, 0.8, 0.3]])
+        >>> relevant = torch.tensor([[1, 0, 0], [0, 0, 1]])
+        >>> collector(ClassificationOutput(torch.tensor(0.0), scores, relevant))
+        >>> result = collector.result()["ndcg"]
+        >>> result["k"], [round(value, 3) for value in result["value"]]
+        ([1, 2, 3], [0.5, 0.815, 0.815])
     """
 
     def __init__(self, metrics: SplitMetrics) -> None:
@@ -274,10 +280,15 @@ class TestCurves:
         metrics: The test split's metrics.
 
     Example:
-        >>> curves = TestCurves(split_metrics)
-        >>> for batch in loader:
-        ...     curves(eval_step(batch))
+        >>> from torchtally.learn import ClassificationOutput
+        >>> from torchtally.learn._learner.metrics import SplitMetrics
+        >>> from torchtally.metrics import AccuracyMetric
+        >>> curves = TestCurves(SplitMetrics("test", [AccuracyMetric("accuracy")], "cpu"))
+        >>> logits = torch.tensor([[2.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+        >>> curves(ClassificationOutput(torch.tensor(0.0), logits, torch.tensor([0, 1, 1])))
         >>> data = curves.result(["cat", "dog"])
+        >>> data.confusion_matrix, data.roc["dog"]["auc"]
+        ([[1.0, 0.0], [1.0, 1.0]], 1.0)
     """
 
     __test__ = False  # not a pytest class

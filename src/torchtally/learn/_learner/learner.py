@@ -108,13 +108,23 @@ class Learner:
             says which way is better ("loss" means lower).
 
     Example:
-        >>> learner = Learner(model, cstorch.optim.SGD(model.parameters(), lr=0.1),
-        ...                   metrics={"train": [MeanMetric("loss"), AccuracyMetric()],
-        ...                            "valid": [MeanMetric("loss"), AccuracyMetric()]},
-        ...                   num_epochs=3, logdir="runs/a", observers=[FileLogger("runs/a")])
-        >>> learner.fit(train_loader, valid_loader)
-        >>> learner.test(test_loader, curves=True)
-        {'loss': 0.31, 'accuracy': 0.9}
+        >>> import torchtally as cstorch
+        >>> from torchtally.learn import FileLogger
+        >>> from torchtally.metrics import AccuracyMetric, MeanMetric
+        >>> _ = torch.manual_seed(0)
+        >>> x = torch.randn(64, 2)
+        >>> batches = [(x[i : i + 16], (x[i : i + 16, 0] > 0).long()) for i in range(0, 64, 16)]
+        >>> model = torch.nn.Linear(2, 2)
+        >>> learner = Learner(model, cstorch.optim.SGD(model.parameters(), lr=0.5),
+        ...                   metrics={"train": [MeanMetric("loss"), AccuracyMetric("accuracy")],
+        ...                            "valid": [MeanMetric("loss"), AccuracyMetric("accuracy")]},
+        ...                   num_epochs=2, logdir="runs/a", observers=[FileLogger("runs/a")])
+        >>> learner.fit(batches, batches)
+        Linear(in_features=2, out_features=2, bias=True)
+        >>> {name: round(value, 2) for name, value in learner.test(batches, curves=True).items()}
+        {'loss': 0.31, 'accuracy': 1.0}
+        >>> sorted(path.name for path in Path("runs/a/checkpoints").iterdir())
+        ['epoch-1.h5', 'epoch-2.h5']
     """
 
     def __init__(
@@ -256,8 +266,15 @@ class Learner:
         """The kept best epochs, best first: (value of `best_by`, epoch, checkpoint path).
 
         Example:
-            >>> learner.best_checkpoints[0]
-            (0.93, 7, PosixPath('runs/a/checkpoints/epoch-7.h5'))
+            >>> from torchtally.optim import SGD
+            >>> model = torch.nn.Linear(2, 2)
+            >>> learner = Learner(model, SGD(model.parameters(), lr=0.5), num_epochs=3,
+            ...                   logdir="runs/best", keep_best=1)
+            >>> batches = [(torch.tensor([[1.0, 0.0], [0.0, 1.0]]), torch.tensor([0, 1]))]
+            >>> _ = learner.fit(batches, batches)
+            >>> value, epoch, path = learner.best_checkpoints[0]  # lowest valid/loss
+            >>> epoch, path
+            (3, PosixPath('runs/best/checkpoints/epoch-3.h5'))
         """
         folder = self.checkpoint_dir
         if self._tracker is None or folder is None or not self.keep_best:
@@ -288,7 +305,12 @@ class Learner:
         """Stop after the current step: save a checkpoint and end the run (thread-safe).
 
         Example:
-            >>> threading.Timer(60.0, learner.request_stop).start()  # train for a minute
+            >>> from torchtally.optim import SGD
+            >>> model = torch.nn.Linear(2, 2)
+            >>> learner = Learner(model, SGD(model.parameters(), lr=0.5), num_epochs=5)
+            >>> learner.request_stop()  # e.g. from a timer thread: the run stops at once
+            >>> learner.stop_requested
+            True
         """
         self._stop.set()
 
@@ -314,7 +336,17 @@ class Learner:
             The trained model.
 
         Example:
-            >>> learner.fit(train_loader, valid_loader, resume=True)  # continue if stopped
+            >>> from torchtally.optim import SGD
+            >>> model = torch.nn.Linear(2, 2)
+            >>> batches = [(torch.tensor([[1.0, 0.0], [0.0, 1.0]]), torch.tensor([0, 1]))]
+            >>> learner = Learner(model, SGD(model.parameters(), lr=0.5), num_epochs=1,
+            ...                   logdir="runs/fit")
+            >>> _ = learner.fit(batches, batches)
+            >>> learner = Learner(model, SGD(model.parameters(), lr=0.5), num_epochs=2,
+            ...                   logdir="runs/fit")
+            >>> _ = learner.fit(batches, batches, resume=True)  # continues at epoch 2
+            >>> sorted(path.name for path in Path("runs/fit/checkpoints").iterdir())
+            ['epoch-1.h5', 'epoch-2.h5']
         """
         loaded = False
         if resume is True:
@@ -365,8 +397,12 @@ class Learner:
             Metric name -> final value.
 
         Example:
-            >>> learner.validate(valid_loader)["accuracy"]
-            0.91
+            >>> from torchtally.optim import SGD
+            >>> model = torch.nn.Linear(2, 2)
+            >>> learner = Learner(model, SGD(model.parameters(), lr=0.5))
+            >>> batches = [(torch.tensor([[1.0, 0.0], [0.0, 1.0]]), torch.tensor([0, 1]))]
+            >>> sorted(learner.validate(batches))  # the default metrics: the loss
+            ['loss']
         """
         return self._evaluate("valid", loader, None)
 
@@ -395,8 +431,18 @@ class Learner:
             Metric name -> final value.
 
         Example:
-            >>> learner.test(test_loader, curves=True, class_names=["cat", "dog"])
-            {'loss': 0.28, 'accuracy': 0.93}
+            >>> from torchtally.metrics import AccuracyMetric
+            >>> from torchtally.optim import SGD
+            >>> model = torch.nn.Linear(2, 2)
+            >>> with torch.no_grad():
+            ...     _ = model.weight.copy_(torch.eye(2)), model.bias.zero_()
+            >>> learner = Learner(model, SGD(model.parameters(), lr=0.5), logdir="runs/test",
+            ...                   metrics={"valid": [AccuracyMetric("accuracy")]})
+            >>> batches = [(torch.tensor([[1.0, 0.0], [0.0, 1.0]]), torch.tensor([0, 1]))]
+            >>> learner.test(batches, curves=True, class_names=["cat", "dog"])
+            {'accuracy': 1.0}
+            >>> learner.curves.roc["dog"]["auc"]
+            1.0
         """
         collector = TestCurves(self._metrics["test"]) if curves else None
         values = self._evaluate("test", loader, collector)
@@ -421,8 +467,12 @@ class Learner:
             Metric name -> final value over the whole loader.
 
         Example:
-            >>> learner.evaluate(test_loader)
-            {'loss': 0.28, 'accuracy': 0.93}
+            >>> from torchtally.optim import SGD
+            >>> model = torch.nn.Linear(2, 2)
+            >>> learner = Learner(model, SGD(model.parameters(), lr=0.5))
+            >>> batches = [(torch.tensor([[1.0, 0.0], [0.0, 1.0]]), torch.tensor([0, 1]))]
+            >>> sorted(learner.evaluate(batches))
+            ['loss']
         """
         if split == "test":
             return self.test(loader, curves=curves)
@@ -451,8 +501,13 @@ class Learner:
             ValueError: The file is not a learner checkpoint.
 
         Example:
+            >>> from torchtally.optim import SGD
+            >>> model = torch.nn.Linear(2, 2)
+            >>> learner = Learner(model, SGD(model.parameters(), lr=0.5), num_epochs=2,
+            ...                   logdir="runs/resume")
+            >>> _ = learner.fit([(torch.tensor([[1.0, 0.0]]), torch.tensor([0]))])
             >>> learner.resume()  # the latest of logdir/checkpoints
-            PosixPath('runs/a/checkpoints/epoch-2-train-step-5.h5')
+            PosixPath('runs/resume/checkpoints/epoch-2.h5')
         """
         target = self._checkpoint_to_load(path)
         self._restored = self._state.load(target)

@@ -91,10 +91,21 @@ class StepLoop:
         mixed_precision: Run the step functions under `torchtally.amp.autocast`.
 
     Example:
-        >>> loop = StepLoop(compiled, opt, classification_step, classification_step, metrics,
-        ...                 Broadcast([]), threading.Event())
-        >>> loop.run_split("train", loader, epoch=1, index=0)
+        >>> from torchtally.learn._learner.metrics import SplitMetrics
+        >>> from torchtally.learn._learner.steps import classification_step
+        >>> from torchtally.metrics import MeanMetric
+        >>> from torchtally.optim import SGD
+        >>> from torchtally.runtime import compile as compile_model
+        >>> model = torch.nn.Linear(2, 2)
+        >>> compiled = compile_model(model, "CPU")
+        >>> metrics = {"train": SplitMetrics("train", [MeanMetric("loss")], "cpu")}
+        >>> loop = StepLoop(compiled, SGD(model.parameters(), lr=0.1), classification_step,
+        ...                 classification_step, metrics, Broadcast([]), threading.Event())
+        >>> batches = [(torch.tensor([[1.0, 0.0]]), torch.tensor([0]))] * 3
+        >>> loop.run_split("train", batches, epoch=1, index=0)  # True: the epoch ran to its end
         True
+        >>> loop.global_step
+        3
     """
 
     def __init__(

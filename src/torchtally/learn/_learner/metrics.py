@@ -44,7 +44,8 @@ class SplitMetrics:
         device: Where the metric states live (the model's device).
 
     Example:
-        >>> metrics = SplitMetrics("valid", [MeanMetric("loss"), AccuracyMetric()], "cpu")
+        >>> from torchtally.metrics import AccuracyMetric
+        >>> metrics = SplitMetrics("valid", [MeanMetric("loss"), AccuracyMetric("accuracy")], "cpu")
         >>> metrics.names
         ('loss', 'accuracy')
     """

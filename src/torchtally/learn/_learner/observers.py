@@ -23,8 +23,13 @@ class Broadcast:
         observers: The observers.
 
     Example:
+        >>> from torchtally.learn import FileLogger, SummaryTable
         >>> both = Broadcast([FileLogger("runs/a"), SummaryTable()])
+        >>> both.on_run_start(RunInfo(("train",), 1, {"train": ("loss",)}))
+        >>> both.on_records([MetricRecord("train", 1, 1, "loss", 0.5, 0.0)])
         >>> both.on_epoch_end("train", 1)
+        >>> len(both.observers)
+        2
     """
 
     def __init__(self, observers: Sequence[Observer]) -> None:

@@ -30,7 +30,8 @@ def metric_unit(metric: Metric) -> str:
         "%" for fractions shown as percentages (accuracy, precision, AUROC, ...), else "".
 
     Example:
-        >>> metric_unit(AccuracyMetric())
+        >>> from torchtally.metrics import AccuracyMetric
+        >>> metric_unit(AccuracyMetric("accuracy"))
         '%'
     """
     unit = getattr(metric, "unit", "")  # declared on the metric class (an instance may override)

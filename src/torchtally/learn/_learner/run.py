@@ -31,7 +31,9 @@ class RunScope:
         handle_sigint: Turn the first Ctrl-C into a stop request.
 
     Example:
+        >>> from torchtally.learn import SummaryTable
         >>> scope = RunScope(Broadcast([SummaryTable()]), threading.Event(), None, True)
+        >>> info = RunInfo(("train",), num_epochs=1, metric_names={"train": ("loss",)})
         >>> scope.run(info, lambda: False)  # the body returns whether it stopped early
         False
     """

@@ -33,7 +33,15 @@ class EarlyStopping:
         mode: "min" or "max"; None: from the metric's `higher_is_better`.
 
     Example:
-        >>> learner = Learner(..., early_stopping=EarlyStopping("valid/loss", patience=3))
+        >>> from torchtally.learn import Learner
+        >>> from torchtally.optim import SGD
+        >>> model = torch.nn.Linear(2, 2)
+        >>> learner = Learner(model, SGD(model.parameters(), lr=0.0), num_epochs=10,
+        ...                   early_stopping=EarlyStopping("valid/loss", patience=2))
+        >>> batches = [(torch.tensor([[1.0, 0.0]]), torch.tensor([0]))]
+        >>> _ = learner.fit(batches, batches)  # lr 0: the loss never improves
+        >>> learner.epochs_done  # epoch 1 was the best; 2 and 3 did not improve on it
+        3
     """
 
     monitor: str

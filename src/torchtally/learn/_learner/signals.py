@@ -32,8 +32,12 @@ def stop_on_sigint(
         enabled: Install the handler at all.
 
     Example:
-        >>> with stop_on_sigint(learner.request_stop, learner.stop_requested):
-        ...     run_epochs()
+        >>> import os, signal
+        >>> stop = threading.Event()
+        >>> with stop_on_sigint(stop.set, stop.is_set):
+        ...     os.kill(os.getpid(), signal.SIGINT)  # the first Ctrl-C only asks to stop
+        >>> stop.is_set()
+        True
     """
     in_main = threading.current_thread() is threading.main_thread()
     if (

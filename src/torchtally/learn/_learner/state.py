@@ -223,9 +223,12 @@ class Replay:
         stop_rng: `capture_rng` at the stop.
 
     Example:
-        >>> rest = Replay(train_loader, 5, state["rng_split_start"], state["rng"])
-        >>> len(rest) == len(train_loader) - 5
-        True
+        >>> loader = torch.utils.data.DataLoader(torch.arange(8), batch_size=2, shuffle=True)
+        >>> start = capture_rng()
+        >>> epoch = [batch.tolist() for batch in loader]  # stopped after 3 of these 4 batches
+        >>> rest = Replay(loader, 3, start, capture_rng())
+        >>> len(rest), [batch.tolist() for batch in rest] == epoch[3:]
+        (1, True)
     """
 
     def __init__(
