@@ -67,7 +67,10 @@ def epoch_values(records: Iterable[MetricRecord]) -> list[MetricRecord]:
         One record per (split, epoch, name), in the order of their first record.
 
     Example:
-        >>> [r.value for r in epoch_values(records) if r.name == "loss"]  # doctest: +SKIP
+        >>> records = [MetricRecord("train", 1, 5, "loss", 0.6, 0.0),
+        ...            MetricRecord("train", 1, 10, "loss", 0.5, 0.0),  # epoch 1 ends here
+        ...            MetricRecord("train", 2, 15, "loss", 0.41, 0.0)]
+        >>> [r.value for r in epoch_values(records) if r.name == "loss"]
         [0.5, 0.41]
     """
     latest: dict[tuple[str, int, str], MetricRecord] = {}
@@ -94,7 +97,9 @@ def epoch_cell(row: SummaryRow, epoch: int) -> str:
         The text.
 
     Example:
-        >>> epoch_cell(row, row.min_epoch)  # doctest: +SKIP
+        >>> row = summarize([MetricRecord("train", 3, 30, "loss", 0.2, 0.0),
+        ...                  MetricRecord("train", 4, 40, "loss", 0.3, 0.0)])[0]
+        >>> epoch_cell(row, row.min_epoch)
         '3'
     """
     return "–" if row.split == SYSTEM_SPLIT or epoch <= 0 else str(epoch)
@@ -147,9 +152,10 @@ def summarize(records: Sequence[MetricRecord]) -> list[SummaryRow]:
         One row per (split, name), splits in `ordered_splits` order and names sorted.
 
     Example:
-        >>> rows = summarize(records)
-        >>> rows[0].name, rows[0].min
-        ('accuracy', 0.5)
+        >>> rows = summarize([MetricRecord("train", 1, 5, "accuracy", 0.5, 0.0, "%"),
+        ...                   MetricRecord("train", 2, 10, "accuracy", 0.75, 0.0, "%")])
+        >>> rows[0].name, rows[0].min, rows[0].last
+        ('accuracy', 0.5, 0.75)
     """
     groups: dict[tuple[str, str], list[MetricRecord]] = {}
     for record in epoch_values(records):

@@ -41,8 +41,15 @@ class FileLogger:
         format: "csv" or "jsonl".
 
     Example:
-        >>> learner = Learner(model, optimizer, observers=[FileLogger("runs/a")])
-        >>> learner.fit(train_loader)
+        >>> import torch
+        >>> from torchtally.learn import Learner
+        >>> from torchtally.optim import SGD
+        >>> model = torch.nn.Linear(2, 2)
+        >>> learner = Learner(model, SGD(model.parameters(), lr=0.1),
+        ...                   observers=[FileLogger("runs/a")])
+        >>> _ = learner.fit([(torch.tensor([[1.0, 0.0]]), torch.tensor([0]))])
+        >>> sorted(path.as_posix() for path in Path("runs/a").rglob("*.csv"))
+        ['runs/a/train/epoch-1.csv']
         >>> read_records("runs/a", split="train")[-1].name
         'learning_rate'
     """
@@ -149,7 +156,10 @@ def read_records(logdir: str | os.PathLike[str], split: str | None = None) -> li
         The records, by split name, then epoch, then file order.
 
     Example:
-        >>> [r.value for r in read_records("runs/a", "valid") if r.name == "accuracy"]
+        >>> logger = FileLogger("runs/b")
+        >>> logger.on_records([MetricRecord("valid", epoch, 10 * epoch, "accuracy", value, 0.0, "%")
+        ...                    for epoch, value in ((1, 0.81), (2, 0.86), (3, 0.9))])
+        >>> [r.value for r in read_records("runs/b", "valid") if r.name == "accuracy"]
         [0.81, 0.86, 0.9]
     """
     root = Path(logdir)

@@ -62,6 +62,12 @@ def read_logdir(logdir: str | Path) -> LogData:
         ValueError: It holds no log files and no curves.
 
     Example:
+        >>> from torchtally.learn import FileLogger
+        >>> FileLogger("runs/mnist").on_records([
+        ...     MetricRecord("train", 1, 5, "loss", 0.7, 0.0),
+        ...     MetricRecord("valid", 1, 2, "loss", 0.6, 0.0),
+        ...     MetricRecord("system", 1, 0, "cpu_usage", 0.3, 0.0, "%"),
+        ... ])
         >>> data = read_logdir("runs/mnist")
         >>> sorted({r.split for r in data.records})
         ['system', 'train', 'valid']

@@ -32,10 +32,16 @@ class SummaryTable:
         use_rich: Force rich on or off (default: rich when importable).
 
     Example:
-        >>> table = SummaryTable()
-        >>> Learner(model, optimizer, observers=[table]).fit(train_loader)  # prints the table
-        >>> table.rows()[0].split
-        'train'
+        >>> table = SummaryTable(use_rich=False)
+        >>> table.on_run_start(RunInfo(("train",), 2, {"train": ("loss",)}))
+        >>> table.on_records([MetricRecord("train", 1, 5, "loss", 0.7, 0.0),
+        ...                   MetricRecord("train", 2, 10, "loss", 0.4, 0.0)])
+        >>> table.on_run_end(stopped_early=False)
+        split  metric    min  epoch   last    max  epoch
+        -----  ------  -----  -----  -----  -----  -----
+        train  loss    0.400      2  0.400  0.700      1
+        >>> table.rows()[0].split, table.rows()[0].min
+        ('train', 0.4)
     """
 
     def __init__(

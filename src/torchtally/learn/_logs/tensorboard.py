@@ -29,7 +29,16 @@ class TensorBoardLogger:
         ImportError: tensorboard is not installed (`pip install torchtally[tensorboard]`).
 
     Example:
-        >>> learner = Learner(model, optimizer, observers=[TensorBoardLogger("runs/a")])
+        >>> from pathlib import Path
+        >>> import torch
+        >>> from torchtally.learn import Learner
+        >>> from torchtally.optim import SGD
+        >>> model = torch.nn.Linear(2, 2)
+        >>> learner = Learner(model, SGD(model.parameters(), lr=0.1),
+        ...                   observers=[TensorBoardLogger("runs/a")])
+        >>> _ = learner.fit([(torch.tensor([[1.0, 0.0]]), torch.tensor([0]))])
+        >>> any(Path("runs/a").rglob("events.out.tfevents.*"))
+        True
     """
 
     def __init__(self, logdir: str | os.PathLike[str], *, writer: Any = None) -> None:

@@ -74,6 +74,10 @@ def plot_roc(curves: CurveData, split: str, path: Path) -> Path | None:
         `path`, or None when `curves` has no ROC curves.
 
     Example:
+        >>> import torch
+        >>> from torchtally.learn import curve_data
+        >>> scores = torch.tensor([[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
+        >>> curves = curve_data(torch.tensor([0, 1, 1]), scores, ["cat", "dog"])
         >>> plot_roc(curves, "test", Path("roc.png"))
         PosixPath('roc.png')
     """
@@ -102,6 +106,10 @@ def plot_pr(curves: CurveData, split: str, path: Path) -> Path | None:
         `path`, or None when `curves` has no precision-recall curves.
 
     Example:
+        >>> import torch
+        >>> from torchtally.learn import curve_data
+        >>> scores = torch.tensor([[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
+        >>> curves = curve_data(torch.tensor([0, 1, 1]), scores, ["cat", "dog"])
         >>> plot_pr(curves, "test", Path("pr.png"))
         PosixPath('pr.png')
     """

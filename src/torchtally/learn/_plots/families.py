@@ -35,7 +35,9 @@ def plot_reliability(name: str, diagram: Mapping[str, object], split: str, path:
         `path`.
 
     Example:
-        >>> plot_reliability("ece", curves.reliability["ece"], "test", Path("rel.png"))
+        >>> diagram = {"edges": [0.0, 0.5, 1.0], "confidence": [0.3, 0.8],
+        ...            "accuracy": [0.25, 0.9], "weight": [0.4, 0.6], "norm": "l1", "value": 0.08}
+        >>> plot_reliability("ece", diagram, "test", Path("rel.png"))
         PosixPath('rel.png')
     """
     edges = _floats(diagram.get("edges"))
@@ -111,7 +113,9 @@ def plot_metric_pr(
         `path`.
 
     Example:
-        >>> plot_metric_pr("pr_curve", curves.metric_pr["pr_curve"], "test", Path("pr.png"))
+        >>> curves = {"dog": {"precision": [0.5, 1.0, 1.0], "recall": [1.0, 0.5, 0.0],
+        ...                   "thresholds": [0.2, 0.7]}}
+        >>> plot_metric_pr("pr_curve", curves, "test", Path("pr.png"))
         PosixPath('pr.png')
     """
     figure = new_figure(6.4, 6.0)
@@ -155,7 +159,9 @@ def plot_metric_roc(
         `path`.
 
     Example:
-        >>> plot_metric_roc("roc", curves.metric_roc["roc"], "test", Path("roc.png"))
+        >>> curves = {"dog": {"fpr": [0.0, 0.0, 1.0], "tpr": [0.0, 1.0, 1.0],
+        ...                   "thresholds": [1.0, 0.7, 0.2]}}
+        >>> plot_metric_roc("roc", curves, "test", Path("roc.png"))
         PosixPath('roc.png')
     """
     figure = new_figure(6.4, 6.0)
@@ -190,7 +196,8 @@ def plot_at_k(at_k: Mapping[str, Mapping[str, object]], split: str, path: Path) 
         `path`, or None when `at_k` is empty.
 
     Example:
-        >>> plot_at_k(curves.at_k, "test", Path("at-k.png"))
+        >>> at_k = {"ndcg": {"k": [1, 2, 3], "value": [0.5, 0.82, 0.82], "top_k": 3, "logged_k": 3}}
+        >>> plot_at_k(at_k, "test", Path("at-k.png"))
         PosixPath('at-k.png')
     """
     if not at_k:

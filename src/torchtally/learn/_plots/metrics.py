@@ -35,6 +35,8 @@ def plot_metric(name: str, by_split: Mapping[str, Sequence[MetricRecord]], path:
         `path`.
 
     Example:
+        >>> train_loss = [MetricRecord("train", e, 10 * e, "loss", 1 / e, 0.0) for e in (1, 2, 3)]
+        >>> valid_loss = [MetricRecord("valid", e, e, "loss", 1.2 / e, 0.0) for e in (1, 2, 3)]
         >>> plot_metric("loss", {"train": train_loss, "valid": valid_loss}, Path("loss.png"))
         PosixPath('loss.png')
     """
@@ -83,6 +85,8 @@ def plot_system(records: Sequence[MetricRecord], path: Path) -> Path:
         `path`.
 
     Example:
+        >>> system_records = [MetricRecord("system", 1, i, "cpu_usage", 0.2 + 0.1 * i, float(i), "%")
+        ...                   for i in range(4)]
         >>> plot_system(system_records, Path("system.png"))
         PosixPath('system.png')
     """

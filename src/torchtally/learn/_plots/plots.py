@@ -47,9 +47,12 @@ def plot_logdir(logdir: str | Path, out_dir: str | Path | None = None) -> list[P
         ImportError: matplotlib is not installed.
 
     Example:
+        >>> from torchtally.learn import FileLogger
+        >>> FileLogger("runs/mnist").on_records(
+        ...     [MetricRecord("train", e, 10 * e, "loss", 1 / e, 0.0) for e in (1, 2, 3)])
         >>> paths = plot_logdir("runs/mnist")
-        >>> paths[-1].name
-        'report.html'
+        >>> [path.name for path in paths]
+        ['metric-loss.png', 'report.html']
     """
     data = read_logdir(logdir)
     out = Path(logdir) / "plots" if out_dir is None else Path(out_dir)

@@ -46,8 +46,15 @@ def write_report(
         `path`.
 
     Example:
-        >>> write_report(Path("report.html"), "run", summarize(records), [("loss", png)], {})
+        >>> from torchtally._records import MetricRecord
+        >>> from torchtally.learn._plots.canvas import new_figure, save_png
+        >>> from torchtally.learn._summarize import summarize
+        >>> rows = summarize([MetricRecord("train", 1, 10, "loss", 0.5, 0.0)])
+        >>> png = save_png(new_figure(4, 3), Path("loss.png"))
+        >>> write_report(Path("report.html"), "run", rows, [("loss", png)], {})
         PosixPath('report.html')
+        >>> "data:image/png;base64," in Path("report.html").read_text()
+        True
     """
     parts = [
         "<!DOCTYPE html>",
