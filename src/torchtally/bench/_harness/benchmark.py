@@ -54,10 +54,19 @@ class Benchmark:
         MetricFailedError: If a metric class fails to construct.
 
     Example:
-        >>> bench = Benchmark(net, loader, [], [ChooseMaxCount()],
+        >>> from torch import nn
+        >>> from torchtally.bench import ClassificationAccuracy, ParameterCount, SynapticOperations
+        >>> _ = torch.manual_seed(0)
+        >>> net = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 3))
+        >>> data = torch.utils.data.TensorDataset(torch.randn(8, 2), torch.randint(0, 3, (8,)))
+        >>> loader = torch.utils.data.DataLoader(data, batch_size=4)
+        >>> bench = Benchmark(net, loader, [], [lambda out: out.argmax(-1)],
         ...                   [[ParameterCount], [ClassificationAccuracy, SynapticOperations]])
-        >>> results = bench.run(quiet=True)
+        >>> bench.run(quiet=True)  # doctest: +NORMALIZE_WHITESPACE
+        {'ParameterCount': 27, 'ClassificationAccuracy': 0.25,
+         'SynapticOperations': {'Effective_MACs': 10.625, 'Effective_ACs': 0.0, 'Dense': 20.0}}
         >>> bench.save_benchmark_results("runs/net", "json")
+        PosixPath('runs/net.json')
     """
 
     def __init__(

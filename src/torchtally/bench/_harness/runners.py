@@ -173,6 +173,7 @@ def make_runner(metric: WorkloadMetric | Metric, name: str) -> MetricRunner:
         TypeError: For any other object.
 
     Example:
+        >>> from torchtally.bench import MSE
         >>> make_runner(MSE(), "MSE").requires_hooks
         False
     """

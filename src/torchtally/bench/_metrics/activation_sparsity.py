@@ -24,7 +24,13 @@ class ActivationSparsity(DeviceWorkloadMetric):
     """Fraction of zero activations in a batch, over all activation layers.
 
     Example:
+        >>> from torch import nn
+        >>> from torchtally.bench import Benchmark
         >>> net = nn.Sequential(nn.Linear(2, 4), nn.ReLU())
+        >>> with torch.no_grad():  # units 0 and 1 fire for x > 0, units 2 and 3 for x < 0
+        ...     _ = net[0].weight.copy_(torch.tensor([[1.0, 0], [1.0, 0], [-1.0, 0], [-1.0, 0]]))
+        ...     _ = net[0].bias.zero_()
+        >>> loader = [(torch.tensor([[1.0, 0.0], [-2.0, 0.0]]), torch.tensor([0, 0]))]
         >>> Benchmark(net, loader, [], [], [[], [ActivationSparsity]]).run(quiet=True)
         {'ActivationSparsity': 0.5}
     """
@@ -58,8 +64,16 @@ class ActivationSparsityByLayer(DeviceAccumulatedMetric):
         `{layer_name: sparsity}` for every layer that produced output.
 
     Example:
-        >>> Benchmark(model, loader, [], [], [[], [ActivationSparsityByLayer]]).run()
-        {'ActivationSparsityByLayer': {'1': 0.5, '3': 0.25}}
+        >>> from torch import nn
+        >>> from torchtally.bench import Benchmark
+        >>> net = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2), nn.ReLU())
+        >>> with torch.no_grad():
+        ...     _ = net[0].weight.copy_(torch.tensor([[1.0, 0.0], [-1.0, 0.0]]))
+        ...     _ = net[2].weight.copy_(torch.tensor([[1.0, 1.0], [1.0, 1.0]]))
+        ...     _ = net[0].bias.zero_(), net[2].bias.zero_()
+        >>> loader = [(torch.tensor([[1.0, 0.0], [2.0, 0.0]]), torch.tensor([0, 0]))]
+        >>> Benchmark(net, loader, [], [], [[], [ActivationSparsityByLayer]]).run(quiet=True)
+        {'ActivationSparsityByLayer': {'1': 0.5, '3': 0.0}}
     """
 
     def __init__(self) -> None:

@@ -38,8 +38,20 @@ class MembraneUpdates(DeviceAccumulatedMetric):
     """Membrane-potential updates per sample, over all spiking-neuron layers.
 
     Example:
-        >>> Benchmark(SNNTorchModel(net), loader, [], [], [[], [MembraneUpdates]]).run()
-        {'MembraneUpdates': 321.5}
+        >>> import snntorch as snn
+        >>> from torch import nn
+        >>> from torchtally.bench import Benchmark, SNNTorchModel
+        >>> class Net(nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.fc = nn.Linear(3, 2)
+        ...         self.lif = snn.Leaky(beta=0.9, init_hidden=True, output=True)
+        ...     def forward(self, x):
+        ...         return self.lif(self.fc(x))
+        >>> _ = torch.manual_seed(0)
+        >>> loader = [(torch.rand(4, 5, 3), torch.zeros(4, dtype=torch.long))]  # 5 time steps
+        >>> Benchmark(SNNTorchModel(Net()), loader, [], [], [[], [MembraneUpdates]]).run(quiet=True)
+        {'MembraneUpdates': 10.0}
     """
 
     def __init__(self) -> None:
@@ -72,8 +84,20 @@ class NeuronOperations(DeviceAccumulatedMetric):
         `{"Effective Neuron Ops": ..., "Neuron Dense Ops": ...}`, each per sample.
 
     Example:
-        >>> Benchmark(SNNTorchModel(net), loader, [], [], [[], [NeuronOperations]]).run()
-        {'NeuronOperations': {'Effective Neuron Ops': 1286.0, 'Neuron Dense Ops': 1600.0}}
+        >>> import snntorch as snn
+        >>> from torch import nn
+        >>> from torchtally.bench import Benchmark, SNNTorchModel
+        >>> class Net(nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.fc = nn.Linear(3, 2)
+        ...         self.lif = snn.Leaky(beta=0.9, init_hidden=True, output=True)
+        ...     def forward(self, x):
+        ...         return self.lif(self.fc(x))
+        >>> _ = torch.manual_seed(0)
+        >>> loader = [(torch.rand(4, 5, 3), torch.zeros(4, dtype=torch.long))]
+        >>> Benchmark(SNNTorchModel(Net()), loader, [], [], [[], [NeuronOperations]]).run(quiet=True)
+        {'NeuronOperations': {'Effective Neuron Ops': 40.0, 'Neuron Dense Ops': 40.0}}
     """
 
     def __init__(self) -> None:

@@ -24,6 +24,7 @@ class Footprint(StaticMetric):
     """Memory footprint of the network in bytes: its parameters and its buffers.
 
     Example:
+        >>> from torchtally.bench import TorchModel
         >>> Footprint()(TorchModel(nn.Linear(3, 2)))  # 8 float32 values
         32
     """
@@ -39,6 +40,7 @@ class ParameterCount(StaticMetric):
     """Number of parameters of the network.
 
     Example:
+        >>> from torchtally.bench import TorchModel
         >>> ParameterCount()(TorchModel(nn.Linear(3, 2)))
         8
     """
@@ -58,6 +60,7 @@ class ConnectionSparsity(StaticMetric):
         >>> net = nn.Linear(2, 2)
         >>> with torch.no_grad():
         ...     net.weight[0] = 0.0
+        >>> from torchtally.bench import TorchModel
         >>> ConnectionSparsity()(TorchModel(net))
         0.5
     """

@@ -48,8 +48,12 @@ class SynapticOperations(DeviceAccumulatedMetric):
         `{"Effective_MACs": ..., "Effective_ACs": ..., "Dense": ...}`, each per sample.
 
     Example:
-        >>> Benchmark(net, loader, [], [], [[], [SynapticOperations]]).run()["SynapticOperations"]
-        {'Effective_MACs': 354.32, 'Effective_ACs': 0.0, 'Dense': 384.0}
+        >>> from torchtally.bench import Benchmark
+        >>> _ = torch.manual_seed(0)
+        >>> net = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 3))
+        >>> loader = [(torch.tensor([[0.5, -1.0], [2.0, 0.3]]), torch.tensor([0, 1]))]
+        >>> Benchmark(net, loader, [], [], [[], [SynapticOperations]]).run(quiet=True)
+        {'SynapticOperations': {'Effective_MACs': 12.5, 'Effective_ACs': 0.0, 'Dense': 20.0}}
     """
 
     def __init__(self, recurrent_counting: str = "neurobench") -> None:
