@@ -34,7 +34,7 @@ def metric_unit(metric: Metric) -> str:
         >>> metric_unit(AccuracyMetric("accuracy"))
         '%'
     """
-    unit = getattr(metric, "unit", "")  # declared on the metric class (an instance may override)
+    unit = metric.unit  # declared on the metric class (an instance may override)
     return unit if isinstance(unit, str) else ""
 
 

@@ -109,7 +109,7 @@ def higher_is_better(metric: Metric, mode: str | None, argument: str, monitor: s
     """
     if mode is not None:
         return mode == "max"
-    declared = getattr(metric, "higher_is_better", None)
+    declared = metric.higher_is_better  # a class attribute of every Metric
     if isinstance(declared, bool):
         return declared
     if isinstance(metric, MeanMetric) and metric.name == "loss":

@@ -55,6 +55,7 @@ class AccuracyMetric(Metric):
         tensor(0.6667, dtype=torch.float64)
     """
 
+    input_kind = "classification"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).

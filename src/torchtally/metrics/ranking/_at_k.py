@@ -83,6 +83,7 @@ class PrecisionAtKMetric(_AtKMetric):
         tensor(0.5000, dtype=torch.float64)
     """
 
+    input_kind = "ranking"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).
@@ -112,6 +113,7 @@ class RecallAtKMetric(_AtKMetric):
         tensor(0.5000, dtype=torch.float64)
     """
 
+    input_kind = "ranking"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).

@@ -52,6 +52,7 @@ class AUCMetric(Metric):
         tensor(0.5000, dtype=torch.float64)
     """
 
+    input_kind = "ranking"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).
