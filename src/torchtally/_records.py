@@ -10,7 +10,7 @@ import `learn` (see tests/test_import_contract.py). The public names live in `to
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 __all__ = [
     "SYSTEM_SPLIT",
@@ -19,10 +19,27 @@ __all__ = [
     "Observer",
     "Progress",
     "RunInfo",
+    "StatisticKey",
 ]
 
 #: The split name of machine metrics (CPU/GPU), sampled off the training path.
 SYSTEM_SPLIT = "system"
+
+
+class StatisticKey(NamedTuple):
+    """Which logged statistic: a split and a metric name, written "split/name".
+
+    Example:
+        >>> key = StatisticKey("valid", "accuracy")
+        >>> key.split, key.name, str(key)
+        ('valid', 'accuracy', 'valid/accuracy')
+    """
+
+    split: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.split}/{self.name}"
 
 
 @dataclass(frozen=True)
@@ -47,6 +64,11 @@ class MetricRecord:
     value: float
     wall_time: float
     unit: str = ""
+
+    @property
+    def key(self) -> StatisticKey:
+        """The statistic this record is a value of."""
+        return StatisticKey(self.split, self.name)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import final
 
-from torchtally._records import SYSTEM_SPLIT, MetricRecord
+from torchtally._records import SYSTEM_SPLIT, MetricRecord, StatisticKey
 from torchtally.learn._format import format_value
 
 __all__ = [
@@ -157,9 +157,9 @@ def summarize(records: Sequence[MetricRecord]) -> list[SummaryRow]:
         >>> rows[0].name, rows[0].min, rows[0].last
         ('accuracy', 0.5, 0.75)
     """
-    groups: dict[tuple[str, str], list[MetricRecord]] = {}
+    groups: dict[StatisticKey, list[MetricRecord]] = {}
     for record in epoch_values(records):
-        groups.setdefault((record.split, record.name), []).append(record)
+        groups.setdefault(record.key, []).append(record)
     rank = {split: i for i, split in enumerate(ordered_splits(s for s, _ in groups))}
     rows = []
     for (split, name), group in sorted(groups.items(), key=lambda g: (rank[g[0][0]], g[0][1])):

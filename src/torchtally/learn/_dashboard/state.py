@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import final
 
-from torchtally._records import SYSTEM_SPLIT, MetricRecord, Progress, RunInfo
+from torchtally._records import SYSTEM_SPLIT, MetricRecord, Progress, RunInfo, StatisticKey
 
 __all__ = ["RunSnapshot", "RunState", "Series", "SplitView"]
 
@@ -162,7 +162,7 @@ class RunState:
         self._tracks: dict[str, _Track] = {}
         self._latest: dict[str, dict[str, MetricRecord]] = {}
         self._system: dict[str, MetricRecord] = {}
-        self._history: dict[tuple[str, str], _History] = {}
+        self._history: dict[StatisticKey, _History] = {}
         self._epoch_seconds: dict[tuple[str, int], float] = {}
         self._finished = False
 
@@ -211,9 +211,9 @@ class RunState:
                 self._latest.setdefault(record.name, {})[record.split] = record
                 if record.split == "test":
                     continue  # a final value (metrics panel), not a trend to plot
-                history = self._history.get((record.name, record.split))
+                history = self._history.get(record.key)
                 if history is None:
-                    history = self._history[(record.name, record.split)] = _History(record.unit)
+                    history = self._history[record.key] = _History(record.unit)
                 history.xs.append(self._position(record))
                 history.ys.append(record.value)
                 if len(history.xs) > self._max_points:
@@ -259,7 +259,7 @@ class RunState:
                     history[name] = tuple(
                         Series(split, h.unit, tuple(h.xs), tuple(h.ys))
                         for split in self._split_order()
-                        if (h := self._history.get((name, split))) is not None
+                        if (h := self._history.get(StatisticKey(split, name))) is not None
                     )
             return RunSnapshot(
                 info=self._info,
@@ -285,7 +285,7 @@ class RunState:
 
     def _split_order(self) -> list[str]:
         order = [s for s in (self._info.splits if self._info else ()) if s != SYSTEM_SPLIT]
-        seen = {split for _, split in self._history} | set(self._tracks)
+        seen = {key.split for key in self._history} | set(self._tracks)
         return order + sorted(seen - set(order))
 
     def _ordered_tracks(self) -> list[tuple[str, _Track]]:

@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from torchtally._errors import check_int
-from torchtally._records import CurveData, MetricRecord, Observer, RunInfo
+from torchtally._records import CurveData, MetricRecord, Observer, RunInfo, StatisticKey
 from torchtally.amp import GradScaler
 from torchtally.learn._learner.checkpoint import Restored, TrainingState
 from torchtally.learn._learner.curves import write_curve_data
@@ -359,10 +359,10 @@ class Learner:
             self.resume(resume)
             loaded = True
         splits = ("train", "valid") if valid_loader is not None else ("train",)
-        if self._monitored is not None and self._monitored[0] not in splits:
+        if self._monitored is not None and self._monitored.split not in splits:
             raise ValueError(
                 f"Argument `valid_loader` is None, but the learner monitors "
-                f"'{'/'.join(self._monitored)}' (early_stopping / best_by). "
+                f"'{self._monitored}' (early_stopping / best_by). "
                 "Received: valid_loader=None"
             )
         self.stopped_at_epoch = None
@@ -549,7 +549,7 @@ class Learner:
 
     def _make_tracker(
         self, early: EarlyStopping | None, keep_best: int | None, best_by: str | None
-    ) -> tuple[MetricTracker | None, tuple[str, str] | None]:
+    ) -> tuple[MetricTracker | None, StatisticKey | None]:
         if early is None and keep_best is None:
             if best_by is not None:
                 raise ValueError(
@@ -565,7 +565,8 @@ class Learner:
             )
         monitor = best_by or (early.monitor if early is not None else "valid/loss")
         argument = "best_by" if best_by is not None or early is None else "early_stopping"
-        split, name = parse_monitor(monitor, argument)
+        key = parse_monitor(monitor, argument)
+        split, name = key
         metrics = self._metrics.get(split)
         if metrics is None or name not in metrics.metrics:
             known = [f"{s}/{n}" for s, m in self._metrics.items() for n in m.names]
@@ -576,7 +577,7 @@ class Learner:
         mode = early.mode if early is not None else None
         higher = higher_is_better(metrics.metrics[name], mode, argument, monitor)
         tracker = MetricTracker(higher, early.min_delta if early else 0.0, keep_best or 0)
-        return tracker, (split, name)
+        return tracker, key
 
     def _track(self, epoch: int) -> bool:
         """Fold in the monitored metric's epoch value; returns whether to checkpoint now."""
@@ -600,7 +601,7 @@ class Learner:
                 "Early stopping after epoch %d: %s has not improved for %d epochs "
                 "(best %s at epoch %d).",
                 epoch,
-                "/".join(self._monitored),
+                self._monitored,
                 self._tracker.bad_epochs,
                 self._tracker.best,
                 self._tracker.best_epoch,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, final
 
 from torchtally._errors import check_int
+from torchtally._records import StatisticKey
 from torchtally.metrics import MeanMetric, Metric
 
 __all__ = ["EarlyStopping", "MetricTracker", "parse_monitor"]
@@ -67,7 +68,7 @@ class EarlyStopping:
             )
 
 
-def parse_monitor(monitor: Any, argument: str) -> tuple[str, str]:
+def parse_monitor(monitor: Any, argument: str) -> StatisticKey:
     """Split "split/name" into its parts.
 
     Args:
@@ -75,11 +76,11 @@ def parse_monitor(monitor: Any, argument: str) -> tuple[str, str]:
         argument: The argument's name, for the error message.
 
     Returns:
-        (split, name).
+        The key (split, name).
 
     Example:
         >>> parse_monitor("valid/f1_score", "best_by")
-        ('valid', 'f1_score')
+        StatisticKey(split='valid', name='f1_score')
     """
     if not isinstance(monitor, str) or "/" not in monitor or monitor.startswith("/"):
         raise ValueError(
@@ -92,7 +93,7 @@ def parse_monitor(monitor: Any, argument: str) -> tuple[str, str]:
             f"Argument `{argument}` must name a metric as 'split/name' (e.g. 'valid/loss'). "
             f"Received: {argument}={monitor!r}"
         )
-    return split, name
+    return StatisticKey(split, name)
 
 
 def higher_is_better(metric: Metric, mode: str | None, argument: str, monitor: str) -> bool:
