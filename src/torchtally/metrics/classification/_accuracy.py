@@ -52,7 +52,7 @@ class AccuracyMetric(Metric):
     Example:
         >>> acc = AccuracyMetric("accuracy")
         >>> acc(labels=torch.tensor([0, 1, 1]), predictions=torch.tensor([0, 1, 0]))
-        tensor(0.6667, dtype=torch.float64)
+        tensor(0.6667)
     """
 
     input_kind = "classification"

@@ -80,7 +80,7 @@ class PrecisionAtKMetric(_AtKMetric):
     Example:
         >>> p = PrecisionAtKMetric(2)
         >>> p(torch.tensor([[1, 3]]), torch.tensor([[0.1, 0.5, 0.3, 0.2]]))
-        tensor(0.5000, dtype=torch.float64)
+        0.5
     """
 
     input_kind = "ranking"
@@ -110,7 +110,7 @@ class RecallAtKMetric(_AtKMetric):
     Example:
         >>> r = RecallAtKMetric(1)
         >>> r(torch.tensor([[1, 3]]), torch.tensor([[0.1, 0.5, 0.3, 0.2]]))
-        tensor(0.5000, dtype=torch.float64)
+        0.5
     """
 
     input_kind = "ranking"

@@ -49,7 +49,7 @@ class AUCMetric(Metric):
     Example:
         >>> metric = AUCMetric(num_thresholds=3)
         >>> metric(torch.tensor([0, 0, 1, 1]), torch.tensor([0.1, 0.6, 0.4, 0.9]))
-        tensor(0.5000, dtype=torch.float64)
+        0.5
     """
 
     input_kind = "ranking"
