@@ -18,6 +18,7 @@ import importlib
 import pkgutil
 import sys
 import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +55,6 @@ OPTIONAL = frozenset(
 # its examples true, then removed from here; strict, so a fixed module left here fails.
 NOT_YET_RUNNABLE = frozenset(
     {
-        "torchtally.amp",
-        "torchtally.amp._grad_scaler",
-        "torchtally.amp._optimizer_step",
         "torchtally.runtime",
         "torchtally.runtime._backend",
         "torchtally.runtime._checkpoint",
@@ -68,11 +66,6 @@ NOT_YET_RUNNABLE = frozenset(
         "torchtally.runtime._distributed",
         "torchtally.runtime._guard",
         "torchtally.runtime._summary",
-        "torchtally.utils",
-        "torchtally.utils.data",
-        "torchtally.utils.data._executor",
-        "torchtally.utils.data._profiler",
-        "torchtally.utils.tensorboard",
     }
 )
 
@@ -122,6 +115,28 @@ def test_the_modules_are_found() -> None:
     assert len(MODULES) > 100
 
 
+@pytest.fixture
+def _isolated_globals(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Examples set process-wide state on purpose (the current backend and executor, the half
+    dtype, the random seed); put it back so that no later test inherits it."""
+    from torchtally.amp import _precision
+    from torchtally.runtime import _backend
+    from torchtally.utils.data import _executor
+
+    monkeypatch.setattr(_backend, "_current", _backend._current)
+    monkeypatch.setattr(_executor, "_current", _executor._current)
+    precision = (list(_precision._state), list(_precision._half_dtype))
+    rng = torch.random.get_rng_state()
+    dtype = torch.get_default_dtype()
+    try:
+        yield
+    finally:
+        _precision._state[:], _precision._half_dtype[:] = precision
+        torch.random.set_rng_state(rng)
+        torch.set_default_dtype(dtype)
+
+
+@pytest.mark.usefixtures("_isolated_globals")
 @pytest.mark.parametrize(
     "name",
     [
@@ -146,9 +161,6 @@ def test_docstring_examples(name: str, tmp_path: Path, monkeypatch: pytest.Monke
     if runner.missing and runner.failures:
         pytest.skip(f"{name} needs the optional package(s) {sorted(runner.missing)}")
     assert runner.failures == 0, "".join(report)
-    # Examples may change global state on purpose (a default dtype, a current backend); the
-    # next module must not inherit it.
-    assert torch.get_default_dtype() == torch.float32
 
 
 def test_a_failing_example_fails() -> None:
