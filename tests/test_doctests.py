@@ -50,25 +50,6 @@ OPTIONAL = frozenset(
     }
 )
 
-# Modules whose examples do not run yet (issue 17 found 129 failing examples in them: fragments
-# naming an undefined `model` or `loader`, outputs that were never run). Each is fixed by making
-# its examples true, then removed from here; strict, so a fixed module left here fails.
-NOT_YET_RUNNABLE = frozenset(
-    {
-        "torchtally.runtime",
-        "torchtally.runtime._backend",
-        "torchtally.runtime._checkpoint",
-        "torchtally.runtime._checkpoint_cstorch",
-        "torchtally.runtime._checkpoint_format",
-        "torchtally.runtime._checkpoint_hdf5",
-        "torchtally.runtime._checkpoint_retention",
-        "torchtally.runtime._compile",
-        "torchtally.runtime._distributed",
-        "torchtally.runtime._guard",
-        "torchtally.runtime._summary",
-    }
-)
-
 # `__main__` runs the CLI on import.
 EXCLUDED = frozenset({"torchtally.__main__"})
 
@@ -137,15 +118,7 @@ def _isolated_globals(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("_isolated_globals")
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="examples not runnable yet"))
-        if name in NOT_YET_RUNNABLE
-        else name
-        for name in MODULES
-    ],
-)
+@pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     module = _import(name)
     monkeypatch.chdir(tmp_path)
