@@ -44,7 +44,7 @@ def record_and_prune(path: str, limit: int | None) -> list[str]:
         ...     removed = record_and_prune(f"ckpts/step_{step}.h5", 2)
         >>> [Path(path).name for path in removed]  # the third save removed the first
         ['step_100.h5']
-        >>> sorted(path.name for path in Path("ckpts").iterdir())
+        >>> sorted(path.name for path in Path("ckpts").glob("*.h5"))
         ['step_200.h5', 'step_300.h5']
     """
     real = os.path.realpath(path)
