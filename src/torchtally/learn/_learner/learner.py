@@ -123,7 +123,7 @@ class Learner:
         Linear(in_features=2, out_features=2, bias=True)
         >>> {name: round(value, 2) for name, value in learner.test(batches, curves=True).items()}
         {'loss': 0.31, 'accuracy': 1.0}
-        >>> sorted(path.name for path in Path("runs/a/checkpoints").iterdir())
+        >>> sorted(path.name for path in Path("runs/a/checkpoints").glob("*.h5"))
         ['epoch-1.h5', 'epoch-2.h5']
     """
 
@@ -345,7 +345,7 @@ class Learner:
             >>> learner = Learner(model, SGD(model.parameters(), lr=0.5), num_epochs=2,
             ...                   logdir="runs/fit")
             >>> _ = learner.fit(batches, batches, resume=True)  # continues at epoch 2
-            >>> sorted(path.name for path in Path("runs/fit/checkpoints").iterdir())
+            >>> sorted(path.name for path in Path("runs/fit/checkpoints").glob("*.h5"))
             ['epoch-1.h5', 'epoch-2.h5']
         """
         loaded = False
