@@ -24,9 +24,14 @@ class TensorReadError(RuntimeError):
     """Raised when a traced step reads a tensor's value (`.item()`, `float(t)`, `print(t)`, ...).
 
     Example:
+        >>> from torchtally.runtime import trace
         >>> @trace
         ... def step(x):
-        ...     return x.sum().item()  # raises TensorReadError
+        ...     return x.sum().item()
+        >>> step(torch.ones(3))
+        Traceback (most recent call last):
+            ...
+        torchtally.runtime._guard.TensorReadError: Reading a tensor's value inside the traced step `step` is not allowed (...)...
     """
 
 
@@ -86,7 +91,10 @@ class NoTensorReads(TorchFunctionMode):
 
     Example:
         >>> with NoTensorReads("train_step"):
-        ...     float(torch.ones(()))  # raises TensorReadError
+        ...     float(torch.ones(()))
+        Traceback (most recent call last):
+            ...
+        torchtally.runtime._guard.TensorReadError: Reading a tensor's value inside the traced step `train_step` is not allowed (float(tensor))...
     """
 
     def __init__(self, step_name: str) -> None:

@@ -121,8 +121,13 @@ class SummaryReader:
         **kwargs: Passed to tensorboard's `EventAccumulator` (e.g. `size_guidance`).
 
     Example:
-        >>> reader = SummaryReader("logs")
-        >>> [event.value for event in reader.read_scalar("loss")]
+        >>> writer = SummaryWriter(log_dir="reader-logs")
+        >>> for step, loss in enumerate([0.9, 0.7, 0.6], start=1):
+        ...     writer.add_scalar("loss", loss, step)
+        >>> writer.flush()
+        >>> reader = SummaryReader("reader-logs")
+        >>> [(event.step, round(event.value, 2)) for event in reader.read_scalar("loss")]
+        [(1, 0.9), (2, 0.7), (3, 0.6)]
     """
 
     def __init__(

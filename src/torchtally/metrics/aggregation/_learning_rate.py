@@ -30,6 +30,9 @@ class LearningRateMetric(Metric):
         0.1
     """
 
+    unit = ""
+    higher_is_better = None
+    input_kind = "learning_rate"
     array_inputs = ("learning_rate",)
 
     def __init__(self, name: str | None = None, *, param_group: int = 0) -> None:

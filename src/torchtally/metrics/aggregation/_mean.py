@@ -38,6 +38,9 @@ class MeanMetric(Metric):
         3.5
     """
 
+    unit = ""
+    higher_is_better = None
+    input_kind = "values"
     result_dtype = torch.float32  # as cstorch
     array_inputs = ("value", "weight")
 
@@ -105,6 +108,7 @@ class PerplexityMetric(Metric):
         1.0
     """
 
+    input_kind = "tokens"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = ""
     #: Whether a larger value is better (early stopping, best checkpoints).

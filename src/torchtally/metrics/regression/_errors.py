@@ -64,6 +64,7 @@ class MSEMetric(_MeanErrorMetric):
         0.5
     """
 
+    input_kind = "regression"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = ""
     #: Whether a larger value is better (early stopping, best checkpoints).
@@ -81,6 +82,7 @@ class MAEMetric(_MeanErrorMetric):
         0.5
     """
 
+    input_kind = "regression"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = ""
     #: Whether a larger value is better (early stopping, best checkpoints).
@@ -101,6 +103,7 @@ class SMAPEMetric(_MeanErrorMetric):
         50.0
     """
 
+    input_kind = "regression"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = ""
     #: Whether a larger value is better (early stopping, best checkpoints).

@@ -28,9 +28,10 @@ def open_nvml() -> ModuleType:
         SensorUnavailable: nvidia-ml-py is missing or NVML cannot start (no NVIDIA driver).
 
     Example:
-        >>> nvml = open_nvml()
-        >>> count = nvml.nvmlDeviceGetCount()
-        >>> close_nvml(nvml)
+        >>> # skipped when run as a doctest: it needs an NVIDIA GPU and driver
+        >>> nvml = open_nvml()  # doctest: +SKIP
+        >>> count = nvml.nvmlDeviceGetCount()  # doctest: +SKIP
+        >>> close_nvml(nvml)  # doctest: +SKIP
     """
     try:
         import pynvml
@@ -53,7 +54,8 @@ def close_nvml(nvml: ModuleType) -> None:
         nvml: The module `open_nvml` returned.
 
     Example:
-        >>> close_nvml(open_nvml())
+        >>> # skipped when run as a doctest: it needs an NVIDIA GPU and driver
+        >>> close_nvml(open_nvml())  # doctest: +SKIP
     """
     try:
         nvml.nvmlShutdown()

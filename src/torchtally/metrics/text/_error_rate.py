@@ -16,6 +16,9 @@ __all__ = ["CharErrorRateMetric", "WordErrorRateMetric"]
 
 
 class _ErrorRate(Metric):
+    unit = ""
+    higher_is_better = False
+    input_kind = "text"
     _unit = "word"
 
     def __init__(self, name: str | None = None) -> None:

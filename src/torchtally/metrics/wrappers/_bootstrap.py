@@ -116,6 +116,10 @@ class BootStrapper(Metric):
         True
     """
 
+    unit = ""
+    higher_is_better = None
+    input_kind = "wrapped"
+
     def __init__(
         self,
         metric: Metric,
