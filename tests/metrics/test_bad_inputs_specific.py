@@ -237,3 +237,9 @@ def test_a_bootstrap_with_empty_resamples_is_a_clear_error_not_nan() -> None:
     assert float(boot.compute()["mean"]) == pytest.approx(199.5, rel=0.05)
     fresh = BootStrapper(MeanMetric(), 64, weight_arg="weight").compute()
     assert torch.isnan(fresh["mean"])  # no data at all: the wrapped metric's own value
+
+
+def test_a_python_learning_rate_keeps_its_float64_value() -> None:
+    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    for rate in (0.1, [0.1], np.float64(0.1), optimizer):
+        assert float(LearningRateMetric()(rate)) == 0.1  # not 0.10000000149 (float32)

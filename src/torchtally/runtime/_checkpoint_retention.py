@@ -76,11 +76,12 @@ def _write_record(directory: str, entries: list[tuple[str, _FileId]]) -> None:
 
 
 def record_and_prune(path: str, limit: int | None) -> list[str]:
-    """Record `path` as this process's newest checkpoint in its directory and apply `limit`.
+    """Record `path` as the newest checkpoint in its directory and apply `limit`.
 
     Args:
         path: A checkpoint file just written by this process.
-        limit: Keep at most this many of this process's checkpoints in the directory; None
+        limit: Keep at most this many of the checkpoints `save` wrote in the directory (this
+            process's, and those the directory's record lists from before a restart); None
             keeps all.
 
     Returns:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import final
 
 import torch
@@ -33,7 +34,6 @@ class LearningRateMetric(Metric):
     unit = ""
     higher_is_better = None
     input_kind = "learning_rate"
-    array_inputs = ("learning_rate",)
 
     def __init__(self, name: str | None = None, *, param_group: int = 0) -> None:
         super().__init__(name)
@@ -48,7 +48,12 @@ class LearningRateMetric(Metric):
         """Record the current rate: a number, a tensor, or an optimizer to read it from."""
         if isinstance(learning_rate, torch.optim.Optimizer):
             rate = learning_rate.param_groups[self.param_group]["lr"]
-            learning_rate = rate if isinstance(rate, Tensor) else torch.tensor(float(rate))
+            learning_rate = rate if isinstance(rate, Tensor) else float(rate)
+        if not isinstance(learning_rate, Tensor | str | bytes):
+            # Converted here, not at the boundary: a Python rate such as 0.1 must keep its
+            # float64 value, which the default float32 conversion would round.
+            with contextlib.suppress(TypeError, ValueError, RuntimeError):  # refused below
+                learning_rate = torch.as_tensor(learning_rate, dtype=torch.float64)
         if not isinstance(learning_rate, Tensor):
             raise TypeError(
                 "Argument `learning_rate` must be a number, a one-element tensor or an "
