@@ -105,7 +105,7 @@ class NoTensorReads(TorchFunctionMode):
         global _depth
         _depth += 1
         try:
-            super().__enter__()
+            super().__enter__()  # type: ignore[no-untyped-call]
         except BaseException:
             _depth -= 1
             raise
@@ -114,7 +114,7 @@ class NoTensorReads(TorchFunctionMode):
     def __exit__(self, *exc: object) -> None:
         global _depth
         try:
-            super().__exit__(*exc)
+            super().__exit__(*exc)  # type: ignore[no-untyped-call]
         finally:
             _depth -= 1
 

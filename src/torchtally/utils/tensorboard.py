@@ -23,7 +23,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -207,7 +207,7 @@ class SummaryReader:
 
     def Scalars(self, name: str) -> list[Any]:
         """Alias of `read_scalar(name)`."""
-        return self.read_scalar(name)
+        return cast(list[Any], self.read_scalar(name))
 
     def tensor_names(self) -> set[str]:
         """The names of all tensors written with `add_tensor`."""
@@ -246,5 +246,5 @@ class SummaryReader:
             return ordered[-1] if latest_only else ordered
 
         if step is not None:
-            return pick(found[step])
+            return cast(TensorDescriptor | list[TensorDescriptor], pick(found[step]))
         return {s: pick(items) for s, items in sorted(found.items())}

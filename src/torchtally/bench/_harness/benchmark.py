@@ -15,7 +15,7 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from pathlib import Path
-from typing import Any, final
+from typing import Any, cast, final
 
 import torch
 from torch import Tensor, nn
@@ -417,4 +417,4 @@ def _progress(loader: Iterable[Any], quiet: bool) -> Iterable[Any]:
     except ImportError:  # tqdm is optional; no bar without it
         return loader
     total = len(loader) if isinstance(loader, Sized) else None
-    return tqdm(loader, total=total, desc="Benchmark")
+    return cast(Iterable[Any], tqdm(loader, total=total, desc="Benchmark"))

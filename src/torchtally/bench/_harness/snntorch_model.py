@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, final
+from typing import Any, cast, final
 
 import torch
 from torch import Tensor, nn
@@ -85,7 +85,7 @@ class SNNTorchModel(BenchModel):
                 "step, or be wrapped with custom_forward=True. "
                 f"Received: {type(output).__name__}"
             )
-        return output[0]
+        return cast(Tensor, output[0])
 
     def __net__(self) -> nn.Module:
         return self.net

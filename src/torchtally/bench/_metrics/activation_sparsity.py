@@ -6,7 +6,7 @@ and all time steps; for spiking neurons the outputs are the spikes.
 
 from __future__ import annotations
 
-from typing import Any, final
+from typing import Any, cast, final
 
 import torch
 from torch import Tensor
@@ -49,7 +49,7 @@ class ActivationSparsity(DeviceWorkloadMetric):
         nonzero = _count_nonzero(outputs)
         total = sum(out.numel() for _, out in outputs)
         # float64 over exact integer counts: NeuroBench's Python division, bit for bit.
-        return (total - nonzero).double() / total
+        return cast(Tensor, (total - nonzero).double() / total)
 
 
 @final

@@ -14,6 +14,7 @@ are computed here without copying the layer or running it at full width:
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import torch
 from torch import Tensor, nn
@@ -130,4 +131,5 @@ def _conv_sums(layer: nn.Conv1d | nn.Conv2d | nn.Conv3d, samples: Tensor, weight
     each is rounded before the exact float64 total.
     """
     out = layer._conv_forward(samples, weight, None)
-    return out.round().reshape(samples.shape[0], -1).sum(1, dtype=torch.float64).to(torch.int64)
+    totals = out.round().reshape(samples.shape[0], -1).sum(1, dtype=torch.float64)
+    return cast(Tensor, totals.to(torch.int64))

@@ -103,6 +103,8 @@ class SSIMMetric(Metric):
     unit = ""
     higher_is_better = True
     input_kind = "image"
+    similarity: Tensor
+    images: Tensor
     error_kinds = ("non-finite values",)
 
     def __init__(

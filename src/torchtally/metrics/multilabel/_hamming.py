@@ -34,6 +34,8 @@ class HammingScoreMetric(Metric):
     unit = ""
     higher_is_better = True
     input_kind = "multilabel"
+    correct: Tensor
+    total: Tensor
     error_kinds = ("non-finite predictions", "labels not 0 or 1", "negative weights")
 
     def __init__(

@@ -7,6 +7,7 @@ closes it when released.
 from __future__ import annotations
 
 from types import ModuleType
+from typing import cast
 
 from torchtally.metrics.system._sensor import SensorUnavailable, logger
 
@@ -44,7 +45,7 @@ def open_nvml() -> ModuleType:
             f"NVML could not be initialised ({type(err).__name__}: {err}); "
             "GPU metrics need an NVIDIA GPU and driver"
         ) from err
-    return pynvml
+    return cast(ModuleType, pynvml)
 
 
 def close_nvml(nvml: ModuleType) -> None:

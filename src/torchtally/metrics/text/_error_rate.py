@@ -19,6 +19,8 @@ class _ErrorRate(Metric):
     unit = ""
     higher_is_better = False
     input_kind = "text"
+    errors: Tensor
+    total: Tensor
     _unit = "word"
 
     def __init__(self, name: str | None = None) -> None:

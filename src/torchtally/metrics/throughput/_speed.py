@@ -39,6 +39,7 @@ class IterationSpeedMetric(Metric):
     unit = ""
     higher_is_better = True
     input_kind = "count"
+    items: Tensor
 
     def __init__(
         self, name: str | None = None, *, clock: Callable[[], float] | None = None
