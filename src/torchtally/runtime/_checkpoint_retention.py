@@ -57,7 +57,7 @@ def _read_record(directory: str) -> list[tuple[str, _FileId]]:
             and all(isinstance(v, int) and not isinstance(v, bool) for v in row[1])
         )
         if valid:
-            entries.append((os.path.join(directory, row[0]), tuple(row[1])))  # type: ignore[arg-type]
+            entries.append((os.path.join(directory, row[0]), tuple(row[1])))
     return entries
 
 
