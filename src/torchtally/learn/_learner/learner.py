@@ -365,6 +365,10 @@ class Learner:
                 f"'{self._monitored}' (early_stopping / best_by). "
                 "Received: valid_loader=None"
             )
+        if loaded and self.checkpoint_dir is not None:
+            # A run killed between its last save and the pruning after it left one too many.
+            remove_orphans(self.checkpoint_dir)
+            self._prune(self.checkpoint_dir, splits)
         self.stopped_at_epoch = None
         loaders = {"train": train_loader, "valid": valid_loader}
         names = {split: self._metrics[split].names for split in splits}
@@ -657,6 +661,9 @@ class Learner:
         remove_orphans(folder)  # a save killed part-way, in this run or one before
         selection = "" if self._tracker is None else json.dumps(self._tracker.state_dict())
         self.last_checkpoint = self._state.save(folder, position, splits, loader, None, selection)
+        self._prune(folder, splits)
+
+    def _prune(self, folder: Path, splits: tuple[str, ...]) -> None:
         if self.keep_checkpoints is not None:  # every run's checkpoints, not only this one's
             best = [folder / name for _, _, name in self._tracker.ranking] if self._tracker else []
             prune_checkpoints(folder, splits, self.keep_checkpoints, protect=best)
