@@ -241,6 +241,7 @@ class Metric(nn.Module, ABC):
                 self._defaults[name] = stored.detach().clone()
                 if reduction == "cat":
                     self._buffers[name + _COUNT_SUFFIX].zero_()  # type: ignore[union-attr]
+                    self._note_cat_fill(name, 0)
                 return
             del self._buffers[name]
         self._register(name, tensor, persistent, reduction)
@@ -248,6 +249,7 @@ class Metric(nn.Module, ABC):
             self._register(
                 name + _COUNT_SUFFIX, torch.zeros((), dtype=torch.int64), persistent, "sum"
             )
+            self._note_cat_fill(name, 0)
 
     def _register(self, name: str, tensor: Tensor, persistent: bool, reduction: Reduction) -> None:
         # torch 2.13's compiled graphs drop in-place updates of 0-d tensor inputs, so a 0-d
@@ -313,18 +315,64 @@ class Metric(nn.Module, ABC):
         `compute` can report the overflow instead of returning a value over partial data.
         """
         buffer: Tensor = self._buffers[name]  # type: ignore[assignment]
+        fill = self._known_cat_fill(name, values)
+        if fill is not None and fill + values.shape[0] <= buffer.shape[0] - 1:
+            # Eager fast path: one slice copy instead of positions + index_copy_.
+            buffer[fill : fill + values.shape[0]].copy_(values)
+            count_buffer: Tensor = self._buffers[name + _COUNT_SUFFIX]  # type: ignore[assignment]
+            count_buffer.add_(values.shape[0])
+            self._note_cat_fill(name, fill + values.shape[0])
+            return
         count: Tensor = getattr(self, name + _COUNT_SUFFIX)
         capacity = buffer.shape[0] - 1
         positions = count + torch.arange(values.shape[0], device=buffer.device)
         buffer.index_copy_(0, positions.clamp(max=capacity), values.to(buffer.dtype))
         count.add_(values.shape[0])
 
+    def _note_cat_fill(self, name: str, fill: int) -> None:
+        """Remember on the host that the `cat` state `name` holds `fill` rows now.
+
+        The fill-count tensor stays the single source of truth: the note is tied to that
+        tensor's identity, storage and version counter, so any other write to it (a compiled
+        or traced step, a merge, a sync, a checkpoint load, a device move) makes the note
+        stale and the next append takes the general path. CPU only: a CUDA graph replay
+        writes the count without bumping its version.
+        """
+        count: Tensor = self._buffers[name + _COUNT_SUFFIX]  # type: ignore[assignment]
+        notes: dict[str, tuple[int, int, int, int]] = self.__dict__.setdefault("_cat_fill", {})
+        if torch.compiler.is_compiling() or count.device.type != "cpu" or count.is_inference():
+            notes.pop(name, None)
+            return
+        notes[name] = (id(count), count.data_ptr(), count._version, fill)
+
+    def _known_cat_fill(self, name: str, *tensors: Tensor) -> int | None:
+        """The host note of `cat` state `name`'s fill count if it is current and the call
+        is eager (not compiling, tracing or on fake tensors), else None."""
+        note = self.__dict__.get("_cat_fill", {}).get(name)
+        if note is None or torch.compiler.is_compiling():
+            return None
+        count: Tensor = self._buffers[name + _COUNT_SUFFIX]  # type: ignore[assignment]
+        if (
+            note[0] != id(count)
+            or count.is_inference()
+            or note[2] != count._version
+            or note[1] != count.data_ptr()
+            or torch.jit.is_tracing()
+            or tracing(count, *tensors)
+        ):
+            return None
+        return note[3]
+
     def _cat_values(self, name: str) -> tuple[Tensor, Tensor]:
         """The `cat` state's buffer and the number of valid rows in it (a tensor)."""
         buffer: Tensor = self._buffers[name]  # type: ignore[assignment]
         count: Tensor = getattr(self, name + _COUNT_SUFFIX)
         capacity = buffer.shape[0] - 1
-        return buffer[:capacity], count.clamp(max=capacity)
+        fill = self._known_cat_fill(name)
+        # Eager, with a current fill note: only the filled rows, so that compute costs in
+        # proportion to the samples seen, not to the capacity.
+        rows = capacity if fill is None else min(fill, capacity)
+        return buffer[:rows], count.clamp(max=capacity)
 
     def _cat_overflow(self, name: str) -> Tensor:
         """How many rows the `cat` state `name` saw beyond its capacity (a 0-d tensor)."""
@@ -417,6 +465,8 @@ class Metric(nn.Module, ABC):
         value and the `dtype=` of earlier updates."""
         for name, default in self._defaults.items():
             self._buffers[name].copy_(default)  # type: ignore[union-attr]
+        for name in self._cat_names():
+            self._note_cat_fill(name, 0)
         self._reset_bookkeeping()
 
     def _reset_bookkeeping(self) -> None:
