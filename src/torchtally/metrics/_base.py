@@ -56,14 +56,17 @@ def _count_update(update: _F) -> _F:
                 )
             if self._output_dtype is not dtype:
                 self._output_dtype = dtype
-        self._update_depth += 1
+        # Plain attributes written through __dict__: nn.Module.__setattr__ (which looks for
+        # parameters, buffers and submodules first) costs more than some tensor ops.
+        state = self.__dict__
+        state["_update_depth"] += 1
         try:
             result = update(self, *args, **kwargs)
         finally:
-            self._update_depth -= 1
+            state["_update_depth"] -= 1
         if outermost:
             self._num_updates.add_(1)
-            self._cached = None
+            state["_cached"] = None
         return result
 
     return _own_code(wrapped)  # type: ignore[return-value]
@@ -321,7 +324,12 @@ class Metric(nn.Module, ABC):
             buffer[fill : fill + values.shape[0]].copy_(values)
             count_buffer: Tensor = self._buffers[name + _COUNT_SUFFIX]  # type: ignore[assignment]
             count_buffer.add_(values.shape[0])
-            self._note_cat_fill(name, fill + values.shape[0])
+            note = self.__dict__["_cat_fill"][name]
+            self.__dict__["_cat_fill"][name] = (
+                *note[:2],
+                count_buffer._version,
+                fill + values.shape[0],
+            )
             return
         count: Tensor = getattr(self, name + _COUNT_SUFFIX)
         capacity = buffer.shape[0] - 1
