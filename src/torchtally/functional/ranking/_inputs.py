@@ -46,6 +46,8 @@ def flatten_scores(
     check_int("num_classes", num_classes, 2, allow_none=True)
     if num_classes is None:
         check_same_shape("labels", labels, "predictions", predictions)
+        if labels.dim() == 1:  # already flat: skip two reshape dispatches per update
+            return labels, predictions
         return labels.reshape(-1), predictions.reshape(-1)
     if predictions.dim() < 1 or tuple(predictions.shape) != (*labels.shape, num_classes):
         raise ValueError(
@@ -58,6 +60,8 @@ def flatten_scores(
             "Argument `labels` must hold integer class indices when num_classes is set. "
             f"Received: labels.dtype={labels.dtype}"
         )
+    if labels.dim() == 1:
+        return labels, predictions
     return labels.reshape(-1), predictions.reshape(-1, num_classes)
 
 

@@ -65,7 +65,9 @@ def score_bits(scores: Tensor, dtype: torch.dtype = torch.float32) -> Tensor:
     Returns:
         Integer bits shaped like `scores` (a view of them when no conversion was needed).
     """
-    return scores.to(dtype).view(KEY_DTYPES[dtype])
+    if scores.dtype != dtype:  # a `to` that changes nothing still costs a dispatch
+        scores = scores.to(dtype)
+    return scores.view(KEY_DTYPES[dtype])
 
 
 def bits_to_keys_(bits: Tensor) -> Tensor:
