@@ -13,6 +13,13 @@ __all__ = ["mean", "mean_compute", "mean_update", "perplexity", "perplexity_upda
 def mean_update(value: Tensor | float, weight: Tensor | float = 1.0) -> tuple[Tensor, Tensor]:
     """Weighted sum and weight total of one batch; `weight` broadcasts to `value`'s shape."""
     value = torch.as_tensor(value)
+    if isinstance(weight, (int, float)):
+        # A Python weight (the common `update(loss)`): one float64 sum of the values scaled
+        # once, instead of an N-sized broadcast product and a second sum over the weights.
+        total = value.sum(dtype=torch.float64)
+        scale = float(weight)
+        weighted = total if scale == 1.0 else total * scale
+        return weighted, total.new_full((), value.numel() * scale)
     weight = torch.as_tensor(weight, device=value.device)
     weight = torch.broadcast_to(weight, value.shape)
     return (value * weight).sum(dtype=torch.float64), weight.sum(dtype=torch.float64)
