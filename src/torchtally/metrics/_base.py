@@ -392,6 +392,15 @@ class Metric(nn.Module, ABC):
 
     def _record_errors(self, *counts: Tensor | None) -> None:
         """Add per-kind error counts (in `error_kinds` order; None skips a kind)."""
+        leading = len(counts)
+        while leading and counts[leading - 1] is None:
+            leading -= 1
+        head = counts[:leading]
+        if leading >= 2 and all(c is not None and c.device == self._errors.device for c in head):
+            # One stack and one add_ instead of a select and an add_ per kind.
+            errors = self._errors if leading == self._errors.shape[0] else self._errors[:leading]
+            errors.add_(torch.stack(head))  # type: ignore[arg-type]
+            return
         for index, count in enumerate(counts):
             if count is not None:
                 self._errors[index].add_(count)
