@@ -17,6 +17,12 @@ __all__ = [
 ]
 
 
+def _floating(values: Tensor) -> Tensor:
+    """`values` as they are when floating point (a float64 operand promotes them exactly),
+    else as float64 (integer and bool tensors)."""
+    return values if values.is_floating_point() else values.double()
+
+
 def _counted(errors: Tensor) -> tuple[Tensor, Tensor]:
     return errors.sum(dtype=torch.float64), errors.new_full((), errors.numel(), dtype=torch.float64)
 
@@ -24,13 +30,14 @@ def _counted(errors: Tensor) -> tuple[Tensor, Tensor]:
 def squared_error_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
     """Sum of squared errors and element count of one batch."""
     check_same_shape("labels", labels, "predictions", predictions)
-    return _counted((predictions.double() - labels.double()).square())
+    # float64 minus float labels promotes inside the kernel: one float64 copy, not two
+    return _counted((predictions.double() - _floating(labels)).square_())
 
 
 def absolute_error_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
     """Sum of absolute errors and element count of one batch."""
     check_same_shape("labels", labels, "predictions", predictions)
-    return _counted((predictions.double() - labels.double()).abs())
+    return _counted((predictions.double() - _floating(labels)).abs_())
 
 
 def smape_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
