@@ -14,7 +14,10 @@ batch into a buffer (the physical minimum for a state that lives in a tensor).
 Last, exact-mode compute cost against capacity: 10k samples seen at capacity 2^16 / 2^20 / 2^23
 (it should scale with samples seen, not with capacity).
 
-    python -m benchmarks.bench_eager_grid [--quick] [--rounds R] [--only FAMILY ...]
+    python -m benchmarks.bench_eager_grid [--quick] [--rounds R] [--only FAMILY ...] [--clock wall]
+
+Times are this thread's CPU time by default (`--clock cpu`, one intra-op thread): on a shared,
+loaded machine wall time swings several-fold between samples, CPU time does not.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -249,6 +253,9 @@ def _inner(n: int, classes: int) -> int:
     return max(1, min(50, 200_000 // (n * max(1, classes // 10))))
 
 
+CLOCK: Callable[[], float] = time.thread_time
+
+
 def measure_case(family: str, n: int, classes: int, rounds: int) -> dict[str, Any]:
     inner = _inner(n, classes)
     group = contenders(family, n, classes, capacity=n * inner)
@@ -257,6 +264,7 @@ def measure_case(family: str, n: int, classes: int, rounds: int) -> dict[str, An
         rounds=rounds,
         inner=inner,
         prepare={name: c.reset for name, c in group.items()},
+        clock=CLOCK,
     )
     us = {name: t.median_us for name, t in timings.items()}
     best_peer = min(us["TorchMetrics"], us["torcheval"])
@@ -288,6 +296,7 @@ def measure_eval(family: str, n: int, classes: int, rounds: int) -> dict[str, An
         rounds=rounds,
         warmup=1,
         prepare={name: c.reset for name, c in group.items()},
+        clock=CLOCK,
     )
     ms = {name: t.median_s * 1e3 for name, t in timings.items()}
     best_peer = min(ms["TorchMetrics"], ms["torcheval"])
@@ -318,6 +327,7 @@ def capacity_scaling(rounds: int, capacities: tuple[int, ...]) -> list[dict[str,
         rounds=rounds,
         warmup=1,
         prepare={str(c): refill(m) for c, m in metrics.items()},
+        clock=CLOCK,
     )
     rows = []
     for capacity in capacities:
@@ -355,7 +365,10 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--quick", action="store_true", help="batch 64/1024, classes 10/100")
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--only", nargs="+", choices=FAMILIES)
+    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
     args = parser.parse_args(argv)
+    global CLOCK
+    CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
     torch.set_num_threads(1)  # fair to every contender and stable on a shared machine
     rounds = args.rounds or (7 if args.quick else 15)
     rows = []
@@ -372,7 +385,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         capacities = (1 << 16, 1 << 20) if args.quick else (1 << 16, 1 << 20, 1 << 23)
         capacity_scaling(max(3, rounds // 2), capacities)
     if rows:
-        print(json.dumps(summarize(rows)), flush=True)
+        print(json.dumps({**summarize(rows), "clock": args.clock}), flush=True)
     return rows
 
 
