@@ -37,6 +37,8 @@ def binned_auroc_update(
     num_bins: int,
     score_range: Sequence[float] = (0.0, 1.0),
     num_classes: int | None = None,
+    *,
+    out: Tensor | None = None,
 ) -> Tensor:
     """One batch's histograms, with one `scatter_add_`.
 
@@ -50,10 +52,12 @@ def binned_auroc_update(
         num_bins: Number of equal-width bins over `score_range`.
         score_range: `(low, high)`, both included.
         num_classes: None for binary, else the number of classes.
+        out: A contiguous float64 `(K, 2, num_bins)` histogram to add the counts into, in
+            place (a metric's state: saves allocating, then adding, a histogram per batch).
 
     Returns:
         float64 counts of shape `(K, 2, num_bins)`: `[k, 0]` negatives and `[k, 1]` positives
-        of class k (K = 1 for binary).
+        of class k (K = 1 for binary); `out` itself when given.
     """
     check_int("num_bins", num_bins, 1)
     low, high = check_score_range(score_range)
@@ -75,6 +79,14 @@ def binned_auroc_update(
         weight = valid.to(torch.float64)[:, None].expand(index.shape).reshape(-1)
         index = index.reshape(-1)
         size = 2 * num_bins * num_classes
+    if out is not None:
+        if out.dtype != torch.float64 or out.numel() != size or not out.is_contiguous():
+            raise ValueError(
+                f"Argument `out` must be a contiguous float64 tensor of {size} elements "
+                f"(K, 2, num_bins). Received: dtype={out.dtype}, shape={tuple(out.shape)}"
+            )
+        out.view(-1).scatter_add_(0, index, weight)
+        return out
     histogram = torch.zeros(size, dtype=torch.float64, device=index.device)
     histogram.scatter_add_(0, index, weight)
     return histogram.view(-1, 2, num_bins)

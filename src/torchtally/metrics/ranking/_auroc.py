@@ -156,10 +156,13 @@ class AUROCMetric(Metric):
             self._cat_append("score_bits", bits)
             self._cat_append("codes", codes)
         else:
-            self.histogram.add_(
-                binned_auroc_update(
-                    labels, predictions, self.num_bins, self.score_range, self.num_classes
-                )
+            binned_auroc_update(
+                labels,
+                predictions,
+                self.num_bins,
+                self.score_range,
+                self.num_classes,
+                out=self.histogram,
             )
             out_of_range = count_out_of_range(predictions, self.score_range)
         if self.check_values:
