@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -125,6 +126,7 @@ def measure(name: str, factory: Callable[[], nn.Module], inputs: Tensor, rounds:
         rounds=rounds,
         inner=5,
         warmup=2,
+        clock=time.thread_time,  # CPU time: stable on a loaded machine (one intra-op thread)
     )
     base = timings["bare step"].median_s
     row = {
