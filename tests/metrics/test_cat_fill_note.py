@@ -122,3 +122,24 @@ def test_multiclass_compute_reads_only_the_filled_rows_and_is_exact() -> None:
     assert rows.shape[0] == 300
     expected = roc_auc_score(labels.numpy(), scores.numpy(), multi_class="ovr")
     assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_eager_appends_between_compiled_calls_do_not_recompile() -> None:
+    graphs = []
+
+    def counting_backend(gm: torch.fx.GraphModule, example_inputs: list) -> object:
+        graphs.append(gm)
+        return gm.forward
+
+    batches = _batches(12)
+    metric = AUROCMetric(capacity=1000)
+    compiled = torch.compile(metric.update, backend=counting_backend, fullgraph=True)
+    for step, (labels, scores) in enumerate(batches):
+        if step == 6:
+            metric.reset()  # an eager reset renews the note
+        metric.update(labels, scores)
+        compiled(labels, scores)
+    assert len(graphs) == 1
+    seen = [b for pair in zip(batches[6:], batches[6:], strict=True) for b in pair]
+    assert float(metric.compute()) == pytest.approx(_sklearn(seen), abs=1e-12)

@@ -346,9 +346,11 @@ class Metric(nn.Module, ABC):
         stale and the next append takes the general path. CPU only: a CUDA graph replay
         writes the count without bumping its version.
         """
+        if torch.compiler.is_compiling():
+            return  # a compiled reset bumps the count's version: the note goes stale anyway
         count: Tensor = self._buffers[name + _COUNT_SUFFIX]  # type: ignore[assignment]
         notes: dict[str, tuple[int, int, int, int]] = self.__dict__.setdefault("_cat_fill", {})
-        if torch.compiler.is_compiling() or count.device.type != "cpu" or count.is_inference():
+        if count.device.type != "cpu" or count.is_inference():
             notes.pop(name, None)
             return
         notes[name] = (id(count), count.data_ptr(), count._version, fill)
@@ -356,8 +358,12 @@ class Metric(nn.Module, ABC):
     def _known_cat_fill(self, name: str, *tensors: Tensor) -> int | None:
         """The host note of `cat` state `name`'s fill count if it is current and the call
         is eager (not compiling, tracing or on fake tensors), else None."""
+        if torch.compiler.is_compiling():
+            # First, so that a compiled update never reads (and guards on) the note, which
+            # every eager append changes: a guard on it would recompile after each one.
+            return None
         note = self.__dict__.get("_cat_fill", {}).get(name)
-        if note is None or torch.compiler.is_compiling():
+        if note is None:
             return None
         count: Tensor = self._buffers[name + _COUNT_SUFFIX]  # type: ignore[assignment]
         if (
