@@ -37,7 +37,10 @@ CONTENDERS = {
 
 def _once(extra: str) -> list[float]:
     out = subprocess.run(
-        [sys.executable, "-c", _TIMED.format(extra=extra)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", _TIMED.format(extra=extra)],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     return [float(x) for x in out]
 

@@ -42,11 +42,15 @@ class ExampleSections(griffe.Extension):
 class RuntimeExports(griffe.Extension):
     """Sets each module's exports to its imported `__all__` (before wildcards are expanded)."""
 
+    def __init__(self, package: str = "torchtally") -> None:
+        super().__init__()
+        self.package = package
+
     def on_module_members(self, *, mod: Any, **kwargs: Any) -> None:
         # Only public modules: importing `__main__` would run the CLI, and private modules'
         # exports matter only through the public ones that re-export them.
         parts = mod.path.split(".")
-        if parts[0] != "torchtally" or any(part.startswith("_") for part in parts):
+        if parts[0] != self.package or any(part.startswith("_") for part in parts):
             return
         try:
             module = importlib.import_module(mod.path)
@@ -61,11 +65,15 @@ class RuntimeExports(griffe.Extension):
 class RuntimeDocstrings(griffe.Extension):
     """Fills missing docstrings of classes and functions from the imported objects."""
 
+    def __init__(self, package: str = "torchtally") -> None:
+        super().__init__()
+        self.package = package
+
     def on_instance(self, *, obj: Any, **kwargs: Any) -> None:
         if getattr(obj, "docstring", None) is not None or obj.is_module:
             return
         module_path = obj.module.path
-        if not module_path.startswith("torchtally") or module_path.endswith("__main__"):
+        if module_path.split(".")[0] != self.package or module_path.endswith("__main__"):
             return
         try:
             value: Any = importlib.import_module(module_path)

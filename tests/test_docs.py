@@ -39,6 +39,8 @@ KNOWN_UNDOCUMENTED = frozenset(
         "torchtally.functional.retrieval.KINDS",
         "torchtally.functional.curves.AVERAGES",
         "torchtally.functional.curves.TASKS",
+        "torchtally.backends",
+        "torchtally.runtime.backends",
     }
 )
 
@@ -192,3 +194,42 @@ def test_torchmetrics_page_links_the_compat_reference_only_when_built() -> None:
     assert f"(reference/{reference.COMPAT}.md)" in linked
     assert "reference/" not in reference.compat_sentence([], "torchmetrics.md")
     assert "(../reference/" in reference.compat_sentence(with_compat, "guide/torchmetrics.md")
+
+
+def test_extensions_recover_dynamic_exports_and_docstrings(tmp_path: Path) -> None:
+    # A package named like ours (the extensions touch only `torchtally*` modules) whose
+    # `__all__` griffe cannot evaluate and whose class docstring is set at run time.
+    root = tmp_path / "torchtally_docs_probe"
+    (root / "_impl").mkdir(parents=True)
+    (root / "_impl" / "__init__.py").write_text(
+        'class Shown:\n    pass\n\nShown.__doc__ = "Set at run time."\n\n'
+        "def bare():\n    pass\n\n"
+        '__all__ = ["Shown", "bare"]\n'
+    )
+    (root / "__init__.py").write_text(
+        "from torchtally_docs_probe._impl import *\n"
+        "from torchtally_docs_probe._impl import __all__ as _impl_all\n"
+        "__all__ = list(_impl_all)\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = _load("_griffe_extensions", ROOT / "scripts" / "griffe_extensions.py")
+        extensions = griffe.load_extensions(
+            module.RuntimeExports(package="torchtally_docs_probe"),
+            module.RuntimeDocstrings(package="torchtally_docs_probe"),
+        )
+        probe = griffe.load(
+            "torchtally_docs_probe",
+            search_paths=[str(tmp_path)],
+            extensions=extensions,
+            resolve_aliases=True,
+            resolve_external=False,
+        )
+        assert probe.exports == ["Shown", "bare"]
+        assert probe.members["Shown"].docstring.value == "Set at run time."
+        # A name with no docstring anywhere stays undocumented, so the check above reports it.
+        assert probe.members["bare"].docstring is None
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [n for n in sys.modules if n.startswith("torchtally_docs_probe")]:
+            del sys.modules[name]

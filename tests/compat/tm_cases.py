@@ -507,14 +507,15 @@ def curve_cases() -> list[Case]:
                 "thresholds": thresholds,
                 "ignore_index": ignore,
             }
-            cases.append(
-                Case(
-                    f"MulticlassAUROC[{kind}|{kwargs}]",
-                    "MulticlassAUROC",
-                    kwargs,
-                    _batches("multiclass", kind, ignore),
+            for name in ("MulticlassAUROC", "MulticlassAveragePrecision"):
+                cases.append(
+                    Case(
+                        f"{name}[{kind}|{kwargs}]",
+                        name,
+                        kwargs,
+                        _batches("multiclass", kind, ignore),
+                    )
                 )
-            )
     for kind, ignore, average in itertools.product(
         ("probs", "logits", "multidim"), (None, -1), ("micro", "macro", "weighted", "none")
     ):

@@ -263,3 +263,152 @@ def test_scale_per_param_equals_cerebras(cs_optim: Any) -> None:
             rates.append([float(group["lr"]) for group in opt.param_groups])
         sequences.append(rates)
     assert sequences[1] == [pytest.approx(r, rel=RTOL) for r in sequences[0]]
+
+
+@pytest.mark.parametrize("tags", ["decay", ["decay", None], None])
+def test_param_group_tags_select_groups_as_cerebras(tags: Any, cs_optim: Any) -> None:
+    def groups() -> list[dict[str, Any]]:
+        return [
+            {"params": [torch.nn.Parameter(torch.zeros(2))], "tags": "decay"},
+            {"params": [torch.nn.Parameter(torch.zeros(2))], "tags": ["other", "decay"]},
+            {"params": [torch.nn.Parameter(torch.zeros(2))], "tags": "other"},
+            {"params": [torch.nn.Parameter(torch.zeros(2))]},
+        ]
+
+    kwargs = {"initial_learning_rate": 0.1, "end_learning_rate": 0.01, "total_iters": 20}
+    sequences = []
+    for module, optim_module in ((cs_optim.lr_scheduler, cs_optim), (optim.lr_scheduler, optim)):
+        opt = optim_module.SGD(groups(), lr=0.5)
+        scheduler = module.LinearLR(opt, **kwargs, param_group_tags=tags)
+        rates = [[float(group["lr"]) for group in opt.param_groups]]
+        for _ in range(30):
+            opt.step()
+            scheduler.step()
+            rates.append([float(group["lr"]) for group in opt.param_groups])
+        sequences.append(rates)
+    assert sequences[1] == [pytest.approx(r, rel=RTOL) for r in sequences[0]]
+
+
+def test_param_group_tags_matching_nothing_is_an_error() -> None:
+    opt = optim.SGD([{"params": [torch.nn.Parameter(torch.zeros(2))], "tags": "a"}], lr=0.5)
+    with pytest.raises(ValueError, match="Argument `param_group_tags` matches no"):
+        optim.lr_scheduler.ConstantLR(opt, 0.1, param_group_tags="b")
+
+
+def test_chained_lr_equals_cerebras(cs_optim: Any) -> None:
+    sequences = []
+    for module, optim_module in ((cs_optim.lr_scheduler, cs_optim), (optim.lr_scheduler, optim)):
+        opt = optim_module.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+        scheduler = module.ChainedLR(
+            [
+                module.CosineDecayLR(opt, 0.1, 0.01, 100),
+                module.StepLR(opt, 1.0, step_size=30, gamma=0.5),
+            ]
+        )
+        rates = [float(opt.param_groups[0]["lr"])]
+        for _ in range(STEPS):
+            opt.step()
+            scheduler.step()
+            rates.append(float(opt.param_groups[0]["lr"]))
+        sequences.append(rates)
+    assert sequences[1] == pytest.approx(sequences[0], rel=RTOL)
+
+
+def test_main_scheduler_chained_in_a_config() -> None:
+    opt = optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+    scheduler = optim.configure_lr_scheduler(
+        opt,
+        [
+            {
+                "scheduler": "CosineDecay",
+                "initial_learning_rate": 0.1,
+                "end_learning_rate": 0.01,
+                "total_iters": 100,
+                "main_scheduler": "chained",
+            },
+            {"scheduler": "Step", "initial_learning_rate": 1.0, "step_size": 30, "gamma": 0.5},
+        ],
+    )
+    assert isinstance(scheduler, optim.lr_scheduler.ChainedLR)
+
+
+def _resumed_in_cerebras(
+    cs_module: Any, cs_optim_module: Any, ours_module: Any, ours_optim_module: Any, case: Case
+) -> tuple[list[float], list[float]]:
+    """Ours runs 37 steps and saves; a fresh Cerebras scheduler loads that state and both run
+    on. Returns (Cerebras' rates after loading, ours)."""
+    opt = ours_optim_module.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+    ours = _build(ours_module, opt, case)
+    for _ in range(37):
+        opt.step()
+        ours.step()
+    state = ours.state_dict()
+    cs_opt = cs_optim_module.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+    theirs = _build(cs_module, cs_opt, case)
+    theirs.load_state_dict(state)
+    expected, got = [], []
+    for _ in range(60):
+        cs_opt.step()
+        theirs.step()
+        opt.step()
+        ours.step()
+        expected.append(float(cs_opt.param_groups[0]["lr"]))
+        got.append(float(opt.param_groups[0]["lr"]))
+    return expected, got
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_our_state_dict_resumes_a_cerebras_scheduler(case: Case, cs_optim: Any) -> None:
+    expected, got = _resumed_in_cerebras(
+        cs_optim.lr_scheduler, cs_optim, optim.lr_scheduler, optim, case
+    )
+    assert got == pytest.approx(expected, rel=RTOL, abs=1e-12)
+
+
+def test_our_chained_and_scale_per_param_states_resume_cerebras(cs_optim: Any) -> None:
+    def chained(module: Any, opt: Any) -> Any:
+        return module.ChainedLR(
+            [module.CosineDecayLR(opt, 0.1, 0.01, 100), module.StepLR(opt, 1.0, 30, 0.5)]
+        )
+
+    def scaled(module: Any, opt: Any) -> Any:
+        return module.ScalePerParamLR(opt, module.LinearLR(opt, 0.1, 0.01, 80))
+
+    for build in (chained, scaled):
+        opt = optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+        ours = build(optim.lr_scheduler, opt)
+        for _ in range(37):
+            opt.step()
+            ours.step()
+        cs_opt = cs_optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+        theirs = build(cs_optim.lr_scheduler, cs_opt)
+        theirs.load_state_dict(ours.state_dict())
+        for _ in range(60):
+            for o, s in ((cs_opt, theirs), (opt, ours)):
+                o.step()
+                s.step()
+            assert float(opt.param_groups[0]["lr"]) == pytest.approx(
+                float(cs_opt.param_groups[0]["lr"]), rel=RTOL
+            ), build.__name__
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_a_cerebras_state_dict_resumes_ours(case: Case, cs_optim: Any) -> None:
+    cs_opt = cs_optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+    theirs = _build(cs_optim.lr_scheduler, cs_opt, case)
+    for _ in range(37):
+        cs_opt.step()
+        theirs.step()
+    opt = optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+    ours = _build(optim.lr_scheduler, opt, case)
+    ours.load_state_dict(theirs.state_dict())
+    assert float(opt.param_groups[0]["lr"]) == pytest.approx(
+        float(cs_opt.param_groups[0]["lr"]), rel=RTOL
+    )
+    for _ in range(60):
+        for o, s in ((cs_opt, theirs), (opt, ours)):
+            o.step()
+            s.step()
+        assert float(opt.param_groups[0]["lr"]) == pytest.approx(
+            float(cs_opt.param_groups[0]["lr"]), rel=RTOL, abs=1e-12
+        )

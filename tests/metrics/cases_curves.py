@@ -68,8 +68,18 @@ CASES = [
         lambda: AveragePrecisionMetric("multilabel", 3, capacity=CAPACITY, average="micro"),
         _multilabel,
     ),
-    Case("pr-curve-binned-binary", lambda: PrecisionRecallCurveMetric(thresholds=7), _binary),
-    Case("roc-binned-multiclass", lambda: ROCMetric("multiclass", 3, thresholds=7), _multiclass),
+    Case(
+        "pr-curve-binned-binary",
+        lambda: PrecisionRecallCurveMetric(thresholds=7),
+        _binary,
+        bad=_BAD,
+    ),
+    Case(
+        "roc-binned-multiclass",
+        lambda: ROCMetric("multiclass", 3, thresholds=7),
+        _multiclass,
+        bad=[((torch.rand(2, 3), torch.tensor([0, 3])), {}, "invalid targets (1 value)")],
+    ),
     Case(
         "roc-binned-multilabel-micro",
         lambda: ROCMetric("multilabel", 3, thresholds=5, average="micro"),

@@ -89,10 +89,7 @@ CASES = [
         bad=_BAD,
     ),
     Case(
-        "retrieval-recall-min",
-        lambda: RetrievalRecallMetric(aggregation="min"),
-        _grouped,
-        bad=_BAD,
+        "retrieval-recall-min", lambda: RetrievalRecallMetric(aggregation="min"), _grouped, bad=_BAD
     ),
     Case("retrieval-r-precision", lambda: RetrievalRPrecisionMetric(), _grouped, bad=_BAD),
     Case(

@@ -276,3 +276,11 @@ def test_a_cat_state_is_saved_as_its_filled_rows_and_restored_into_its_buffer() 
     assert float(only) == 15.0
     with pytest.raises(ValueError, match=r"at most capacity=1 rows for the `cat` state 'rows'"):
         _Rows(capacity=1).persistent(True).load_state_dict(saved)
+
+
+def test_update_with_cstorchs_dtype_stays_one_graph_without_recompiles() -> None:
+    from torchtally.testing import assert_traceable
+
+    labels, predictions = torch.tensor([0, 1, 1]), torch.tensor([0, 1, 0])
+    report = assert_traceable(AccuracyMetric(), labels, predictions, dtype=torch.float16)
+    assert report.graphs == 1 and report.recompiles == 0

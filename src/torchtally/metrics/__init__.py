@@ -41,6 +41,7 @@ from torchtally.metrics.retrieval import (
     RetrievalRPrecisionMetric,
 )
 from torchtally.metrics.text import CharErrorRateMetric, WordErrorRateMetric
+from torchtally.metrics.throughput import IterationSpeedMetric
 from torchtally.metrics.wrappers import (
     BootStrapper,
     ClasswiseWrapper,
@@ -63,6 +64,7 @@ __all__ = [
     "F1ScoreMetric",
     "FBetaScoreMetric",
     "HammingScoreMetric",
+    "IterationSpeedMetric",
     "LearningRateMetric",
     "MAEMetric",
     "MSEMetric",

@@ -54,8 +54,9 @@ def _count_update(update: _F) -> _F:
                 raise TypeError(
                     f"Argument `dtype` must be a torch.dtype or None. Received: dtype={dtype!r}"
                 )
-            if self._output_dtype is not dtype:
-                self._output_dtype = dtype
+            # Stored without reading the old value, so that a compiled update does not guard
+            # on it (and recompile when it first changes).
+            self.__dict__["_output_dtype"] = dtype
         # Plain attributes written through __dict__: nn.Module.__setattr__ (which looks for
         # parameters, buffers and submodules first) costs more than some tensor ops.
         state = self.__dict__

@@ -4,9 +4,19 @@ Every optimizer allocates its state when built and steps with tensor operations 
 `optimizer.step()` traces into one graph under `torch.compile(fullgraph=True)` and replays
 under CUDA graphs. Learning rates are 0-dim tensors that a scheduler from
 `torchtally.optim.lr_scheduler` rewrites in place each step.
+
+Defaults and update rules are those of `cerebras.pytorch.optim` 2.10 (checked step for step
+against the real classes in tests/cstorch_oracle). Compatibility surface kept for cstorch
+code: `state_names_to_sparsify()` on every optimizer (the state shaped like its parameter),
+parameter groups' `tags` with the schedulers' `param_group_tags`, and groups'
+`adjust_learning_rate` factors with `ScalePerParamLR`. Options that select torch's form where
+Cerebras differs: `Adam(W)(eps_placement="torch")`, `NAdam(momentum_product="torch")`,
+`Lamb(bias_correction=True)`,
+`Adafactor(algorithm="torch")`; `Muon(keep_momentum=False)` reproduces Cerebras 2.10, whose
+momentum buffer is never stored.
 """
 
-from torchtally.optim import lr_scheduler
+from torchtally.optim import lr_scheduler, weight_decay_scheduler
 from torchtally.optim._adadelta import Adadelta
 from torchtally.optim._adafactor import Adafactor
 from torchtally.optim._adagrad import Adagrad
@@ -19,6 +29,7 @@ from torchtally.optim._lamb import Lamb
 from torchtally.optim._lion import Lion
 from torchtally.optim._muon import Muon
 from torchtally.optim._nadam import NAdam
+from torchtally.optim._param_groups import configure_param_groups
 from torchtally.optim._radam import RAdam
 from torchtally.optim._rmsprop import RMSprop
 from torchtally.optim._rprop import Rprop
@@ -45,5 +56,7 @@ __all__ = [
     "Rprop",
     "configure_lr_scheduler",
     "configure_optimizer",
+    "configure_param_groups",
     "lr_scheduler",
+    "weight_decay_scheduler",
 ]

@@ -23,8 +23,12 @@ from torchtally.optim.lr_scheduler._scale_per_param import ScalePerParamLR
 from torchtally.optim.lr_scheduler._step import MultiStepLR, PiecewiseConstantLR, StepLR
 from torchtally.optim.lr_scheduler._warm_restarts import CosineAnnealingWarmRestarts
 
+#: cstorch 2.x's name of `ChainedScheduler` (the same product of the schedules' factors).
+ChainedLR = ChainedScheduler
+
 __all__ = [
     "SCHEDULERS",
+    "ChainedLR",
     "ChainedScheduler",
     "ConstantLR",
     "CosineAnnealingLR",

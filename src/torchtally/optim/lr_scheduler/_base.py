@@ -10,6 +10,7 @@ the host, and a CUDA graph replays with the rate it computes on the device.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -17,7 +18,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_int
-from torchtally.optim._base import SCALAR_DTYPE
+from torchtally.optim._base import SCALAR_DTYPE, Optimizer
 from torchtally.optim.lr_scheduler._checks import check_rate
 
 __all__ = ["LRScheduler", "scheduler_device"]
@@ -73,7 +74,27 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
 
     #: The rate the schedule starts from; `ChainedScheduler` divides by it. Set by subclasses.
     initial_learning_rate: float
+    #: The parameter-group entry the schedule sets (cstorch's name): "lr" here,
+    #: "weight_decay" for the schedulers of `torchtally.optim.weight_decay_scheduler`.
+    param_group_key: str = "lr"
     last_epoch: Tensor  # type: ignore[assignment]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Every scheduler takes cstorch's `param_group_tags` keyword without repeating it in
+        # each constructor: the subclass's own arguments stay as they are.
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None or getattr(init, "_takes_param_group_tags", False):
+            return
+
+        @functools.wraps(init)
+        def wrapped(self: LRScheduler, *args: Any, param_group_tags: Any = None, **kw: Any) -> None:
+            if param_group_tags is not None or not hasattr(self, "param_group_tags"):
+                self.param_group_tags = _tag_set(param_group_tags)
+            init(self, *args, **kw)
+
+        wrapped._takes_param_group_tags = True  # type: ignore[attr-defined]
+        cls.__init__ = wrapped  # type: ignore[method-assign]
 
     def __init__(
         self,
@@ -81,10 +102,19 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
         total_iters: int | None = None,
         last_epoch: int = -1,
     ) -> None:
+        if not hasattr(self, "param_group_tags"):
+            self.param_group_tags: set[Any] | None = None
         self.device = scheduler_device(optimizer)
         check_int("total_iters", total_iters, 1, allow_none=True)
         check_int("last_epoch", last_epoch, -1)
         self.optimizer = optimizer
+        if self.param_group_tags is not None and not any(
+            self.applies_to(group) for group in optimizer.param_groups
+        ):
+            raise ValueError(
+                f"Argument `param_group_tags` matches no parameter group's `tags`. "
+                f"Received: param_group_tags={sorted(map(str, self.param_group_tags))}"
+            )
         self.total_iters = total_iters
         self.last_epoch = torch.tensor(last_epoch, dtype=torch.int64, device=self.device)
         self._last_lr: list[float | Tensor] = []
@@ -124,6 +154,14 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
         Returns:
             The learning rates (not the optimizer's tensors: writing to them changes nothing
             there).
+        """
+        return self._last_lr
+
+    def get_last_value(self) -> list[float | Tensor]:
+        """cstorch's name of `get_last_lr()`: the values set by the latest `step()`.
+
+        Returns:
+            One 0-dim tensor per parameter group.
         """
         return self._last_lr
 
@@ -185,14 +223,49 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
             )
         return lr.detach().to(SCALAR_DTYPE).reshape(())
 
+    def applies_to(self, group: dict[str, Any]) -> bool:
+        """Whether this scheduler sets `group`'s rate: always without `param_group_tags`, else
+        when the group's `tags` share one with them (an untagged group has the tag None), as
+        cstorch decides.
+
+        Args:
+            group: A parameter group of the optimizer.
+        """
+        if self.param_group_tags is None:
+            return True
+        return bool(self.param_group_tags & (_tag_set(group.get("tags")) or {None}))
+
     def _apply_lr(self) -> None:
         lr = self._closed_form_checked()
         for group in self.optimizer.param_groups:
-            if isinstance(group["lr"], Tensor):
-                group["lr"].copy_(lr)
-            else:
-                group["lr"] = float(lr)
+            if self.applies_to(group):
+                self._write(group, lr)
         self._last_lr = [lr for _ in self.optimizer.param_groups]
+
+    def _write(self, group: dict[str, Any], value: Tensor) -> None:
+        """Set `group[self.param_group_key]` to `value`: in place when it is a tensor, so a
+        compiled step that reads it sees the new value without recompiling."""
+        key = self.param_group_key
+        if key == "weight_decay" and isinstance(self.optimizer, Optimizer):
+            key = self.optimizer.weight_decay_key(group)
+        current = group.get(key)
+        if isinstance(current, Tensor):
+            current.copy_(value)
+        elif key == "lr":
+            group[key] = float(value)
+        else:
+            # The first scheduled write turns the Python number into the tensor that later
+            # steps update in place (an optimizer then applies it without reading it).
+            group[key] = value.detach().clone()
+
+
+def _tag_set(tags: Any) -> set[Any] | None:
+    """cstorch's tag forms: None, one tag, or a list/tuple/set of tags."""
+    if tags is None:
+        return None
+    if isinstance(tags, (list, tuple, set, frozenset)):
+        return set(tags)
+    return {tags}
 
 
 class StartEndLR(LRScheduler):

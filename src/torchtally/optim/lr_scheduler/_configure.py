@@ -51,8 +51,8 @@ SCHEDULERS: dict[str, type[LRScheduler]] = {
         StepLR,
     )
 }
-_CHAINED = ("chainedlr", "chainedscheduler")
-_SEQUENTIAL = ("sequentiallr",)
+_CHAINED = ("chainedlr", "chainedscheduler", "chained")
+_SEQUENTIAL = ("sequentiallr", "sequential")
 
 
 def _scheduler_class(name: Any) -> type[LRScheduler]:
@@ -70,7 +70,10 @@ def _scheduler_class(name: Any) -> type[LRScheduler]:
 
 
 def _accepted(cls: type[LRScheduler]) -> list[str]:
-    return [n for n in inspect.signature(cls.__init__).parameters if n not in ("self", "optimizer")]
+    names = [
+        n for n in inspect.signature(cls.__init__).parameters if n not in ("self", "optimizer")
+    ]
+    return [*names, "param_group_tags"]
 
 
 def _split(config: Any, where: str) -> tuple[type[LRScheduler], dict[str, Any]]:

@@ -12,6 +12,7 @@ from torchtally.compat.torchmetrics.classification._curves import (
     BinaryPrecisionRecallCurve,
     BinaryROC,
     MulticlassAUROC,
+    MulticlassAveragePrecision,
     MultilabelAUROC,
 )
 
@@ -24,5 +25,6 @@ __all__ = [
     "BinaryPrecisionRecallCurve",
     "BinaryROC",
     "MulticlassAUROC",
+    "MulticlassAveragePrecision",
     "MultilabelAUROC",
 ]

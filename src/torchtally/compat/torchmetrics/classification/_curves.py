@@ -23,6 +23,7 @@ __all__ = [
     "BinaryPrecisionRecallCurve",
     "BinaryROC",
     "MulticlassAUROC",
+    "MulticlassAveragePrecision",
     "MultilabelAUROC",
 ]
 
@@ -363,3 +364,19 @@ def _average_auroc(per_class: Tensor, confmat: Tensor, average: str | None) -> T
         return kept.sum() / valid.sum()
     support = torch.where(valid, confmat[0, :, 1, :].sum(-1).float(), 0.0)
     return (kept * safe_divide(support, support.sum())).sum()
+
+
+class MulticlassAveragePrecision(MulticlassAUROC):
+    """TorchMetrics' `MulticlassAveragePrecision` (binned, one-vs-rest), macro/weighted/none."""
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        confmat = state["confmat"]
+        tps, fps, fns = confmat[:, :, 1, 1], confmat[:, :, 0, 1], confmat[:, :, 1, 0]
+        classes = confmat.shape[1]
+        precision = torch.nan_to_num(safe_divide(tps, tps + fps, float("nan")), nan=0.0)
+        recall = torch.nan_to_num(safe_divide(tps, tps + fns, float("nan")), nan=0.0)
+        ones = torch.ones(1, classes, dtype=precision.dtype, device=precision.device)
+        precision = torch.cat([precision, ones]).T
+        recall = torch.cat([recall, ones * 0]).T
+        per_class = -((recall[:, 1:] - recall[:, :-1]) * precision[:, :-1]).sum(1)
+        return _average_auroc(per_class, confmat, self.average)
