@@ -49,7 +49,7 @@ def _count_update(update: _F) -> _F:
         outermost = self._update_depth == 0
         if outermost and not own_dtype:
             # As cstorch: each update sets it, so an update without it clears it.
-            dtype = kwargs.pop("dtype", None)
+            dtype = kwargs.pop("dtype", None) if kwargs else None
             if dtype is not None and not isinstance(dtype, torch.dtype):
                 raise TypeError(
                     f"Argument `dtype` must be a torch.dtype or None. Received: dtype={dtype!r}"
@@ -66,7 +66,8 @@ def _count_update(update: _F) -> _F:
         finally:
             state["_update_depth"] -= 1
         if outermost:
-            self._num_updates.add_(1)
+            # The (1,) buffer itself: `self._num_updates` goes through __getattr__ and a 0-d view.
+            state["_buffers"]["_num_updates"].add_(1)
             state["_cached"] = None
         return result
 
@@ -403,14 +404,35 @@ class Metric(nn.Module, ABC):
         while leading and counts[leading - 1] is None:
             leading -= 1
         head = counts[:leading]
-        if leading >= 2 and all(c is not None and c.device == self._errors.device for c in head):
+        # From _buffers: `self._errors` costs a failed attribute lookup and __getattr__ per call.
+        all_errors: Tensor = self.__dict__["_buffers"]["_errors"]
+        if leading >= 2 and all(c is not None and c.device == all_errors.device for c in head):
             # One stack and one add_ instead of a select and an add_ per kind.
-            errors = self._errors if leading == self._errors.shape[0] else self._errors[:leading]
+            errors = all_errors if leading == all_errors.shape[0] else all_errors[:leading]
             errors.add_(torch.stack(head))  # type: ignore[arg-type]
             return
-        for index, count in enumerate(counts):
+        present = [(i, c) for i, c in enumerate(head) if c is not None]
+        if (
+            len(present) >= 2
+            and all_errors.device.type == "cpu"
+            and not torch.compiler.is_compiling()
+            and all(
+                c.device == all_errors.device and c.dtype == torch.int64 and c.dim() == 0
+                for _, c in present
+            )
+        ):
+            # Eager CPU, with gaps: one stack and one index_add_ through a cached index tensor
+            # (CPU only: making that tensor during a CUDA graph capture would be a host copy).
+            where = tuple(i for i, _ in present)
+            indices: dict[tuple[int, ...], Tensor] = self.__dict__.setdefault("_error_index", {})
+            index = indices.get(where)
+            if index is None:
+                index = indices[where] = torch.tensor(where)
+            all_errors.index_add_(0, index, torch.stack([c for _, c in present]))
+            return
+        for index_, count in enumerate(counts):
             if count is not None:
-                self._errors[index].add_(count)
+                all_errors[index_].add_(count)
 
     def check_errors(self) -> None:
         """Raise `MetricValueError` if `update` saw bad values. This reads the error counts
