@@ -14,7 +14,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_int
-from torchtally.functional._checks import check_same_shape, check_tensor
+from torchtally.functional._checks import check_same_shape, check_tensor, count_outside
 
 __all__ = [
     "check_score_range",
@@ -73,8 +73,7 @@ def count_invalid_labels(labels: Tensor, num_classes: int | None) -> Tensor | No
     """Labels other than 0 and 1 (binary; None for bool labels, which are always valid), or
     outside `[0, num_classes)` (a 0-d count)."""
     if num_classes is not None:
-        outside = torch.count_nonzero(labels < 0) + torch.count_nonzero(labels >= num_classes)
-        return outside
+        return count_outside(labels, 0, num_classes)
     if labels.dtype == torch.bool:
         return None
     if labels.is_floating_point():
