@@ -23,6 +23,17 @@ def _floating(values: Tensor) -> Tensor:
     return values if values.is_floating_point() else values.double()
 
 
+def _float64_difference(predictions: Tensor, labels: Tensor) -> Tensor:
+    """predictions - labels in float64 arithmetic, in one new float64 tensor: the
+    predictions' float64 copy takes the difference in place (a subtraction that allocates its
+    result would page in a second batch-sized buffer)."""
+    difference = predictions.double()
+    if difference is predictions:  # already float64: never write the caller's tensor
+        return predictions - _floating(labels)
+    # float labels promote inside the kernel: exactly the float64 subtraction
+    return difference.sub_(_floating(labels))
+
+
 def _counted(errors: Tensor) -> tuple[Tensor, Tensor]:
     return errors.sum(dtype=torch.float64), errors.new_full((), errors.numel(), dtype=torch.float64)
 
@@ -30,14 +41,13 @@ def _counted(errors: Tensor) -> tuple[Tensor, Tensor]:
 def squared_error_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
     """Sum of squared errors and element count of one batch."""
     check_same_shape("labels", labels, "predictions", predictions)
-    # float64 minus float labels promotes inside the kernel: one float64 copy, not two
-    return _counted((predictions.double() - _floating(labels)).square_())
+    return _counted(_float64_difference(predictions, labels).square_())
 
 
 def absolute_error_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
     """Sum of absolute errors and element count of one batch."""
     check_same_shape("labels", labels, "predictions", predictions)
-    return _counted((predictions.double() - _floating(labels)).abs_())
+    return _counted(_float64_difference(predictions, labels).abs_())
 
 
 def smape_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
