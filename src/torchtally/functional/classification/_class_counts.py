@@ -89,9 +89,9 @@ def class_counts_update(
             # three rows off it (diagonal, column and row sums), instead of scattering three
             # concatenated copies of the batch: a third of the batch-sized work.
             matrix = out.new_zeros(width * width)
-            matrix.index_add_(
-                0, predicted.reshape(-1).add(labels_c.reshape(-1), alpha=width), weight.reshape(-1)
-            )
+            if labels_c.dim() != 1:  # flat already: skip three reshape dispatches
+                labels_c, predicted, weight = (t.reshape(-1) for t in (labels_c, predicted, weight))
+            matrix.index_add_(0, predicted.add(labels_c, alpha=width), weight)
             matrix = matrix.view(width, width)
             out.add_(torch.stack([matrix.diagonal(), matrix.sum(0), matrix.sum(1)]))
             return out

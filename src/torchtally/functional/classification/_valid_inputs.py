@@ -110,7 +110,8 @@ def _element_weights(valid: Tensor, labels: Tensor, weights: Tensor | None) -> T
 
 
 def _clamped(indices: Tensor, num_classes: int) -> tuple[Tensor, Tensor]:
-    as_long = indices.long()
+    # a `long()` that changes nothing still costs a dispatch
+    as_long = indices if indices.dtype == torch.int64 else indices.long()
     clamped = as_long.clamp(0, num_classes - 1)
     return clamped, clamped == as_long
 
@@ -175,7 +176,7 @@ def multiclass_inputs(
         valid = valid & valid_predictions
     else:
         # an argmax over num_classes scores, or a thresholded 0/1: always in range
-        predicted = predicted.long()
+        predicted = predicted if predicted.dtype == torch.int64 else predicted.long()
     return labels_c, predicted, _element_weights(valid, labels, weights)
 
 
