@@ -112,6 +112,8 @@ def label_codes(labels: Tensor, num_classes: int | None) -> Tensor:
     """
     dtype = code_dtype(num_classes)
     if num_classes is None:
-        return (labels > 0).to(dtype) + 1
-    valid = torch.logical_and(labels >= 0, labels < num_classes)
+        # bool and uint8 share their bytes: a view, not a conversion kernel, then uint8 + 1
+        return (labels > 0).view(torch.uint8) + 1
+    # a label is valid iff clamping to the classes leaves it unchanged (one compare less)
+    valid = labels.clamp(0, num_classes - 1) == labels
     return torch.where(valid, labels + 1, EMPTY_CODE).to(dtype)
