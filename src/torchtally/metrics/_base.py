@@ -400,35 +400,34 @@ class Metric(nn.Module, ABC):
 
     def _record_errors(self, *counts: Tensor | None) -> None:
         """Add per-kind error counts (in `error_kinds` order; None skips a kind)."""
+        # From _buffers: `self._errors` costs a failed attribute lookup and __getattr__ per call.
+        all_errors: Tensor = self.__dict__["_buffers"]["_errors"]
+        if all_errors.is_cpu and not torch.compiler.is_compiling():
+            # Eager CPU: one stack and one index_add_ through a cached index tensor, whatever
+            # the gaps (CPU only: making that tensor during a CUDA graph capture would be a
+            # host copy). Checks cost more Python than they save: counts of another device,
+            # dtype or shape make the kernel refuse before writing, and go kind by kind below.
+            where = tuple(i for i, c in enumerate(counts) if c is not None)
+            if len(where) >= 2:
+                indices: dict[tuple[int, ...], Tensor] = self.__dict__.setdefault(
+                    "_error_index", {}
+                )
+                index = indices.get(where)
+                if index is None:
+                    index = indices[where] = torch.tensor(where)
+                try:
+                    all_errors.index_add_(0, index, torch.stack([counts[i] for i in where]))  # type: ignore[misc]
+                    return
+                except RuntimeError:
+                    pass
         leading = len(counts)
         while leading and counts[leading - 1] is None:
             leading -= 1
         head = counts[:leading]
-        # From _buffers: `self._errors` costs a failed attribute lookup and __getattr__ per call.
-        all_errors: Tensor = self.__dict__["_buffers"]["_errors"]
         if leading >= 2 and all(c is not None and c.device == all_errors.device for c in head):
             # One stack and one add_ instead of a select and an add_ per kind.
             errors = all_errors if leading == all_errors.shape[0] else all_errors[:leading]
             errors.add_(torch.stack(head))  # type: ignore[arg-type]
-            return
-        present = [(i, c) for i, c in enumerate(head) if c is not None]
-        if (
-            len(present) >= 2
-            and all_errors.device.type == "cpu"
-            and not torch.compiler.is_compiling()
-            and all(
-                c.device == all_errors.device and c.dtype == torch.int64 and c.dim() == 0
-                for _, c in present
-            )
-        ):
-            # Eager CPU, with gaps: one stack and one index_add_ through a cached index tensor
-            # (CPU only: making that tensor during a CUDA graph capture would be a host copy).
-            where = tuple(i for i, _ in present)
-            indices: dict[tuple[int, ...], Tensor] = self.__dict__.setdefault("_error_index", {})
-            index = indices.get(where)
-            if index is None:
-                index = indices[where] = torch.tensor(where)
-            all_errors.index_add_(0, index, torch.stack([c for _, c in present]))
             return
         for index_, count in enumerate(counts):
             if count is not None:
