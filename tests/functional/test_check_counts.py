@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -50,3 +51,16 @@ def test_count_nonfinite_matches_python(size: int, bad: list[tuple[int, str]], d
 
 def test_count_nonfinite_of_integers_is_none() -> None:
     assert count_nonfinite(torch.arange(5)) is None
+
+
+@pytest.mark.slow
+def test_large_batch_paths_stay_traceable() -> None:
+    # 8192 elements take the integer-view count (and the float32 mean sum): still no host sync
+    from torchtally.metrics import AccuracyMetric, MeanMetric, MSEMetric
+    from torchtally.testing import assert_traceable
+
+    g = torch.Generator().manual_seed(0)
+    assert_traceable(MeanMetric(), torch.randn(8192, generator=g))
+    assert_traceable(MSEMetric(), torch.randn(8192, generator=g), torch.randn(8192, generator=g))
+    labels = torch.randint(0, 10, (8192,), generator=g)
+    assert_traceable(AccuracyMetric(), labels, torch.randn(8192, 10, generator=g))
