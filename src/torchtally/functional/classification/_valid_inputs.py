@@ -35,7 +35,9 @@ __all__ = [
     "indicator_errors",
     "indicator_inputs",
     "multiclass_errors",
+    "multiclass_errors_from_maxima",
     "multiclass_inputs",
+    "shared_row_maxima",
 ]
 
 TASKS = ("binary", "multiclass", "multilabel")
@@ -193,6 +195,44 @@ def multiclass_errors(
         count_outside(labels, 0, num_classes),
         predictions_outside,
         _count_nonfinite_predictions(predictions, labels),
+        count_negative(weights),
+        count_nonfinite_weights(weights),
+    )
+
+
+#: From this many class scores per batch, one max pass serves the argmax and the value check.
+_SHARED_MAX_FROM = 1 << 15
+
+
+def shared_row_maxima(
+    labels: Tensor, predictions: Tensor, num_classes: int
+) -> tuple[Tensor, Tensor] | None:
+    """For a large batch of class scores `labels.shape + (num_classes,)`: its argmax and row
+    maxima from one `max` pass, so that a metric can update with the indices and count the
+    non-finite rows from the maxima (what `multiclass_errors` would find with a second pass).
+    None for anything else (smaller batches, indices, binary scores, wrong shapes), which takes
+    the ordinary path and its checks."""
+    if (
+        predictions.is_floating_point()
+        and isinstance(labels, Tensor)
+        and predictions.dim() == labels.dim() + 1
+        and predictions.shape[-1] == num_classes
+        and predictions.shape[:-1] == labels.shape
+        and predictions.numel() >= _SHARED_MAX_FROM
+    ):
+        top = predictions.max(dim=-1)
+        return top.indices, top.values
+    return None
+
+
+def multiclass_errors_from_maxima(
+    labels: Tensor, maxima: Tensor, num_classes: int, weights: Tensor | None = None
+) -> tuple[Tensor | None, ...]:
+    """`multiclass_errors` of class scores, given their row maxima (see `shared_row_maxima`)."""
+    return (
+        count_outside(labels, 0, num_classes),
+        None,
+        count_nonfinite(maxima),
         count_negative(weights),
         count_nonfinite_weights(weights),
     )
