@@ -213,7 +213,8 @@ def shared_row_maxima(
     None for anything else (smaller batches, indices, binary scores, wrong shapes), which takes
     the ordinary path and its checks."""
     if (
-        predictions.is_floating_point()
+        isinstance(predictions, Tensor)  # a list is refused on the ordinary path, by name
+        and predictions.is_floating_point()
         and isinstance(labels, Tensor)
         and predictions.dim() == labels.dim() + 1
         and predictions.shape[-1] == num_classes
