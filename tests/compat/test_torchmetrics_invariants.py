@@ -41,7 +41,7 @@ def _batches(case: Case) -> list[tuple[Any, ...]]:
 
 
 def _close(a: Any, b: Any) -> None:
-    if isinstance(a, tuple):
+    if isinstance(a, (tuple, list)):  # curves: a tuple of tensors, or of per-class lists
         for x, y in zip(a, b, strict=True):
             _close(x, y)
         return
@@ -50,7 +50,9 @@ def _close(a: Any, b: Any) -> None:
 
 @pytest.mark.parametrize("case", TRACE)
 def test_traceable(case: Case) -> None:
-    report = assert_traceable(case.ours(), *_batches(case)[0])
+    # Exact curves (thresholds=None) read their fill count at compute: the update must trace.
+    exact = "thresholds" in case.kwargs and case.kwargs["thresholds"] is None
+    report = assert_traceable(case.ours(), *_batches(case)[0], check_compute=not exact)
     assert report.graphs == 1 and report.recompiles == 0 and not report.unbacked
 
 

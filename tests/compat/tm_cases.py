@@ -484,6 +484,10 @@ CASES += facade_cases()
 
 
 def curve_cases() -> list[Case]:
+    import torchmetrics as tm_top
+
+    from torchtally.compat import torchmetrics as ours_top
+
     cases = []
     for name in (
         "BinaryAUROC",
@@ -492,7 +496,7 @@ def curve_cases() -> list[Case]:
         "BinaryPrecisionRecallCurve",
     ):
         for kind, ignore in itertools.product(("probs", "logits", "multidim"), (None, -1)):
-            for thresholds in (5, 101, [0.1, 0.5, 0.9]):
+            for thresholds in (5, 101, [0.1, 0.5, 0.9], None):
                 kwargs = {"thresholds": thresholds, "ignore_index": ignore}
                 cases.append(
                     Case(f"{name}[{kind}|{kwargs}]", name, kwargs, _batches("binary", kind, ignore))
@@ -500,7 +504,7 @@ def curve_cases() -> list[Case]:
     for kind, ignore, average in itertools.product(
         ("probs", "logits", "nchw"), (None, 0, -100), ("macro", "weighted", "none")
     ):
-        for thresholds in (5, 101):
+        for thresholds in (5, 101, None):
             kwargs = {
                 "num_classes": C,
                 "average": average,
@@ -519,13 +523,54 @@ def curve_cases() -> list[Case]:
     for kind, ignore, average in itertools.product(
         ("probs", "logits", "multidim"), (None, -1), ("micro", "macro", "weighted", "none")
     ):
-        kwargs = {"num_labels": L, "average": average, "thresholds": 11, "ignore_index": ignore}
+        for thresholds in (11, None):
+            kwargs = {
+                "num_labels": L,
+                "average": average,
+                "thresholds": thresholds,
+                "ignore_index": ignore,
+            }
+            for name in ("MultilabelAUROC", "MultilabelAveragePrecision"):
+                cases.append(
+                    Case(
+                        f"{name}[{kind}|{kwargs}]",
+                        name,
+                        kwargs,
+                        _batches("multilabel", kind, ignore),
+                    )
+                )
+    # Per-class curves: exact first, so the invariants (first case per class) cover the buffer.
+    for thresholds, kind, ignore in itertools.product(
+        (None, 5, [0.2, 0.4, 0.9]), ("probs", "logits", "nchw"), (None, -100)
+    ):
+        kwargs = {"num_classes": C, "thresholds": thresholds, "ignore_index": ignore}
+        for name in ("MulticlassROC", "MulticlassPrecisionRecallCurve"):
+            cases.append(
+                Case(f"{name}[{kind}|{kwargs}]", name, kwargs, _batches("multiclass", kind, ignore))
+            )
+    for thresholds, kind, ignore in itertools.product(
+        (None, 5), ("probs", "logits", "multidim"), (None, -1)
+    ):
+        kwargs = {"num_labels": L, "thresholds": thresholds, "ignore_index": ignore}
+        for name in ("MultilabelROC", "MultilabelPrecisionRecallCurve"):
+            cases.append(
+                Case(f"{name}[{kind}|{kwargs}]", name, kwargs, _batches("multilabel", kind, ignore))
+            )
+    for facade, task, thresholds in itertools.product(
+        ("AUROC", "AveragePrecision", "ROC", "PrecisionRecallCurve"),
+        ("binary", "multiclass", "multilabel"),
+        (None, 9),
+    ):
+        kwargs = {"task": task, "num_classes": C, "num_labels": L, "thresholds": thresholds}
+        kind = "nchw" if task == "multiclass" else "logits"
         cases.append(
             Case(
-                f"MultilabelAUROC[{kind}|{kwargs}]",
-                "MultilabelAUROC",
+                f"{facade}(task={task}, thresholds={thresholds})",
+                facade,
                 kwargs,
-                _batches("multilabel", kind, ignore),
+                _batches(task, kind, None),
+                ours_top,
+                tm_top,
             )
         )
     return cases

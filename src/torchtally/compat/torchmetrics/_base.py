@@ -111,12 +111,22 @@ class Metric(_TallyMetric):
                 state.copy_(torch.maximum(state, value.to(state.dtype)))
             elif reduction == "min":
                 state.copy_(torch.minimum(state, value.to(state.dtype)))
+            elif reduction == "cat":  # a preallocated buffer: append at the fill count
+                self._cat_append(name, value)
             else:
                 raise TypeError(f"state {name!r} with reduction {reduction!r} cannot be folded")
 
     def compute(self) -> Any:
         """The value over everything seen since the last reset."""
-        return self._value({name: getattr(self, name) for name in self.state_names()})
+        # A `cat` state is read as its filled rows (one host read of its fill count).
+        return self._value(
+            {
+                name: self._filled_rows(name)
+                if self._reductions[name] == "cat"
+                else getattr(self, name)
+                for name in self.state_names()
+            }
+        )
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Update with the batch and return the metric's value on this batch alone."""

@@ -13,7 +13,12 @@ from torchtally.compat.torchmetrics.classification._curves import (
     BinaryROC,
     MulticlassAUROC,
     MulticlassAveragePrecision,
+    MulticlassPrecisionRecallCurve,
+    MulticlassROC,
     MultilabelAUROC,
+    MultilabelAveragePrecision,
+    MultilabelPrecisionRecallCurve,
+    MultilabelROC,
 )
 
 __all__ = [
@@ -27,4 +32,9 @@ __all__ = [
     "MulticlassAUROC",
     "MulticlassAveragePrecision",
     "MultilabelAUROC",
+    "MultilabelAveragePrecision",
+    "MultilabelPrecisionRecallCurve",
+    "MultilabelROC",
+    "MulticlassPrecisionRecallCurve",
+    "MulticlassROC",
 ]

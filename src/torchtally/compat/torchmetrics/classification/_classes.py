@@ -16,8 +16,17 @@ from torchtally.compat.torchmetrics.classification._calibration import (  # noqa
 )
 from torchtally.compat.torchmetrics.classification._curves import (  # noqa: F401  (for _build)
     BinaryAUROC,
+    BinaryAveragePrecision,
+    BinaryPrecisionRecallCurve,
+    BinaryROC,
     MulticlassAUROC,
+    MulticlassAveragePrecision,
+    MulticlassPrecisionRecallCurve,
+    MulticlassROC,
     MultilabelAUROC,
+    MultilabelAveragePrecision,
+    MultilabelPrecisionRecallCurve,
+    MultilabelROC,
 )
 from torchtally.compat.torchmetrics.classification._stat_family import (
     CohenKappaBase,
@@ -31,7 +40,9 @@ from torchtally.compat.torchmetrics.classification._stat_family import (
 
 __all__ = [
     "AUROC",
+    "ROC",
     "Accuracy",
+    "AveragePrecision",
     "BinaryAccuracy",
     "BinaryCohenKappa",
     "BinaryConfusionMatrix",
@@ -79,6 +90,7 @@ __all__ = [
     "MultilabelSpecificity",
     "MultilabelStatScores",
     "Precision",
+    "PrecisionRecallCurve",
     "Recall",
     "Specificity",
     "StatScores",
@@ -1461,7 +1473,8 @@ class ExactMatch(_TaskFacade):
 
 
 class AUROC(_TaskFacade):
-    """TorchMetrics' `AUROC(task=...)` (binned: `thresholds` is required, see `BinaryAUROC`)."""
+    """TorchMetrics' `AUROC(task=...)`: exact (`thresholds=None`, preallocated `capacity`) or
+    binned, see `BinaryAUROC`."""
 
     def __new__(  # type: ignore[misc]
         cls,
@@ -1484,6 +1497,96 @@ class AUROC(_TaskFacade):
                 num_labels=num_labels,
                 average=average,
                 max_fpr=max_fpr,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class AveragePrecision(_TaskFacade):
+    """TorchMetrics' `AveragePrecision(task=...)`: exact (`thresholds=None`, preallocated
+    `capacity`) or binned."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        task: str,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        average: str | None = "macro",
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "AveragePrecision",
+            task,
+            dict(
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                average=average,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class ROC(_TaskFacade):
+    """TorchMetrics' `ROC(task=...)`: exact (`thresholds=None`, preallocated `capacity`) or
+    binned."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        task: str,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        average: str | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "ROC",
+            task,
+            dict(
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                average=average,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class PrecisionRecallCurve(_TaskFacade):
+    """TorchMetrics' `PrecisionRecallCurve(task=...)`: exact (`thresholds=None`, preallocated
+    `capacity`) or binned."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        task: str,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        average: str | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "PrecisionRecallCurve",
+            task,
+            dict(
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                average=average,
                 ignore_index=ignore_index,
                 validate_args=validate_args,
             ),

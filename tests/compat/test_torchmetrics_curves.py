@@ -1,0 +1,65 @@
+"""The exact curve mode (thresholds=None): a preallocated buffer that traces, syncs as one
+gathered state, and refuses to answer over partial data."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torchmetrics.classification as tmc
+
+from torchtally._errors import MetricValueError
+from torchtally.compat.torchmetrics import AUROC, classification
+from torchtally.testing import assert_traceable
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+def test_exact_is_the_default_and_matches_torchmetrics_over_many_batches() -> None:
+    g = torch.Generator().manual_seed(3)
+    ours, theirs = AUROC(task="binary"), tmc.BinaryAUROC()
+    for _ in range(10):
+        preds, target = torch.randn(50, generator=g), torch.randint(0, 2, (50,), generator=g)
+        ours.update(preds, target)
+        theirs.update(preds, target)
+    assert ours.capacity == 1 << 16 and ours.binned is False
+    torch.testing.assert_close(ours.compute().double(), theirs.compute().double())
+
+
+def test_overflow_is_a_clear_error() -> None:
+    metric = classification.BinaryAveragePrecision(capacity=8)
+    metric.update(torch.rand(6), torch.randint(0, 2, (6,)))
+    metric.update(torch.rand(6), torch.randint(0, 2, (6,)))
+    with pytest.raises(MetricValueError, match=r"received 12 samples.*capacity=8.*capacity >= 12"):
+        metric.compute()
+
+
+def test_capacity_needs_exact_mode() -> None:
+    with pytest.raises(ValueError, match=r"Argument `capacity`.*thresholds=None"):
+        classification.BinaryROC(thresholds=10, capacity=100)
+    with pytest.raises(ValueError, match=r"Argument `capacity` must be None or an integer >= 1"):
+        classification.MulticlassAUROC(3, capacity=0)
+
+
+@pytest.mark.parametrize(
+    ("metric", "preds", "target"),
+    [
+        (classification.BinaryAUROC(capacity=64), torch.randn(16), torch.randint(0, 2, (16,))),
+        (
+            classification.MultilabelAveragePrecision(3, capacity=64),
+            torch.rand(8, 3),
+            torch.randint(0, 2, (8, 3)),
+        ),
+    ],
+    ids=["BinaryAUROC", "MultilabelAveragePrecision"],
+)
+def test_exact_update_is_traceable(metric: classification.BinaryAUROC, preds, target) -> None:
+    # compute reads the fill count on the host (curves have data-dependent lengths)
+    report = assert_traceable(metric, preds, target, check_compute=False)
+    assert report.graphs == 1 and report.recompiles == 0 and not report.unbacked
+
+
+def test_exact_state_holds_only_counted_rows_as_valid() -> None:
+    metric = classification.BinaryAUROC(ignore_index=-1, capacity=10)
+    metric.update(torch.tensor([0.2, 0.7, 0.9]), torch.tensor([0, -1, 1]))
+    assert metric.valid[:3, 0].tolist() == [True, False, True]
+    assert float(metric.compute()) == 1.0
