@@ -700,3 +700,56 @@ def segmentation_cases() -> list[Case]:
 
 
 CASES += segmentation_cases()
+
+
+def _retrieval_batches(
+    graded: bool, ignore: int | None
+) -> Callable[[torch.Generator], list[Batch]]:
+    def make(g: torch.Generator) -> list[Batch]:
+        out = []
+        for _ in range(3):
+            # Distinct scores: TorchMetrics orders tied candidates by an unstable sort.
+            preds = torch.rand(N * 2, generator=g)
+            indexes = torch.randint(0, 7, (N * 2,), generator=g)
+            target = torch.randint(0, 4 if graded else 2, (N * 2,), generator=g)
+            out.append((preds, _pad(target, ignore, g), indexes))
+        return out
+
+    return make
+
+
+def retrieval_cases() -> list[Case]:
+    import torchmetrics.retrieval as tm_retrieval
+
+    from torchtally.compat.torchmetrics import retrieval as our_retrieval
+
+    cases = []
+    for name in our_retrieval.__all__:
+        top_ks: tuple[int | None, ...] = (None,) if name == "RetrievalRPrecision" else (None, 1, 4)
+        for action, top_k, ignore, aggregation in itertools.product(
+            ("neg", "pos", "skip"), top_ks, (None, -1), ("mean", "min", "max")
+        ):
+            kwargs: dict[str, Any] = {
+                "empty_target_action": action,
+                "ignore_index": ignore,
+                "aggregation": aggregation,
+            }
+            if name != "RetrievalRPrecision":
+                kwargs["top_k"] = top_k
+            if name == "RetrievalPrecision" and top_k == 4:
+                kwargs["adaptive_k"] = True
+            graded = name == "RetrievalNormalizedDCG"
+            cases.append(
+                Case(
+                    f"{name}[{kwargs}]",
+                    name,
+                    kwargs,
+                    _retrieval_batches(graded, ignore),
+                    our_retrieval,
+                    tm_retrieval,
+                )
+            )
+    return cases
+
+
+CASES += retrieval_cases()

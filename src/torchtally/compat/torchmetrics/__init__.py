@@ -13,6 +13,7 @@ from torchtally.compat.torchmetrics import (
     classification,
     functional,
     regression,
+    retrieval,
     segmentation,
     text,
 )
@@ -24,6 +25,8 @@ from torchtally.compat.torchmetrics.classification import __all__ as _classifica
 from torchtally.compat.torchmetrics.collection import MetricCollection
 from torchtally.compat.torchmetrics.regression import *  # noqa: F403
 from torchtally.compat.torchmetrics.regression import __all__ as _regression_all
+from torchtally.compat.torchmetrics.retrieval import *  # noqa: F403
+from torchtally.compat.torchmetrics.retrieval import __all__ as _retrieval_all
 from torchtally.compat.torchmetrics.segmentation import DiceScore, MeanIoU
 from torchtally.compat.torchmetrics.text import Perplexity
 
@@ -37,9 +40,11 @@ __all__ = [
     "classification",
     "functional",
     "regression",
+    "retrieval",
     "segmentation",
     "text",
     *_aggregation_all,
     *_classification_all,
     *_regression_all,
+    *_retrieval_all,
 ]

@@ -56,6 +56,10 @@ class Metric(_TallyMetric):
     is_differentiable: bool | None = None
     higher_is_better: bool | None = None
     full_state_update: bool | None = False
+    #: Read `cat` states at compute as their whole buffers (no host read of the fill count;
+    #: for subclasses whose unfilled rows are masked by a state of their own) instead of as
+    #: their filled rows.
+    _cat_whole_buffers = False
 
     def __init__(self, **kwargs: Any) -> None:
         name = kwargs.pop("name", None)
@@ -118,15 +122,15 @@ class Metric(_TallyMetric):
 
     def compute(self) -> Any:
         """The value over everything seen since the last reset."""
-        # A `cat` state is read as its filled rows (one host read of its fill count).
-        return self._value(
-            {
-                name: self._filled_rows(name)
-                if self._reductions[name] == "cat"
-                else getattr(self, name)
-                for name in self.state_names()
-            }
-        )
+        state = {}
+        for name in self.state_names():
+            if self._reductions[name] != "cat":
+                state[name] = getattr(self, name)
+            elif self._cat_whole_buffers:
+                state[name] = self._cat_values(name)[0]
+            else:  # the filled rows: one host read of the fill count
+                state[name] = self._filled_rows(name)
+        return self._value(state)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Update with the batch and return the metric's value on this batch alone."""
