@@ -753,3 +753,69 @@ def retrieval_cases() -> list[Case]:
 
 
 CASES += retrieval_cases()
+
+
+def _image_batches(scale: float, size: int) -> Callable[[torch.Generator], list[Batch]]:
+    def make(g: torch.Generator) -> list[Batch]:
+        out = []
+        for _ in range(3):
+            target = torch.rand(2, 3, size, size, generator=g)
+            preds = target + scale * torch.randn(2, 3, size, size, generator=g)
+            out.append((preds, target))
+        return out
+
+    return make
+
+
+_WORDS = ("the", "cat", "sat", "on", "a", "mat", "dog", "ran")
+
+
+def _text_batches(g: torch.Generator) -> list[tuple[list[str], list[str]]]:
+    def sentence() -> str:
+        length = int(torch.randint(1, 7, (1,), generator=g))
+        picks = torch.randint(0, len(_WORDS), (length,), generator=g).tolist()
+        return " ".join(_WORDS[i] for i in picks)
+
+    return [([sentence() for _ in range(4)], [sentence() for _ in range(4)]) for _ in range(3)]
+
+
+def image_text_cases() -> list[Case]:
+    import torchmetrics.image as tm_image
+    import torchmetrics.text as tm_text
+
+    from torchtally.compat.torchmetrics import image as our_image
+    from torchtally.compat.torchmetrics import text as our_text
+
+    cases = []
+    for data_range, base in itertools.product((1.0, 2.5, (0.0, 1.0)), (10.0, 2.0)):
+        kwargs: dict[str, Any] = {"data_range": data_range, "base": base}
+        cases.append(
+            Case(
+                f"PeakSignalNoiseRatio[{kwargs}]",
+                "PeakSignalNoiseRatio",
+                kwargs,
+                _image_batches(0.2, 8),
+                our_image,
+                tm_image,
+            )
+        )
+    for data_range, sigma, reduction in itertools.product(
+        (None, 1.0, (0.0, 1.0)), (1.5, 0.8), ("elementwise_mean", "sum")
+    ):
+        kwargs = {"data_range": data_range, "sigma": sigma, "reduction": reduction}
+        cases.append(
+            Case(
+                f"StructuralSimilarityIndexMeasure[{kwargs}]",
+                "StructuralSimilarityIndexMeasure",
+                kwargs,
+                _image_batches(0.1, 16),
+                our_image,
+                tm_image,
+            )
+        )
+    for name in ("WordErrorRate", "CharErrorRate"):
+        cases.append(Case(name, name, {}, _text_batches, our_text, tm_text))  # type: ignore[arg-type]
+    return cases
+
+
+CASES += image_text_cases()

@@ -12,6 +12,7 @@ from torchtally.compat.torchmetrics import (
     aggregation,
     classification,
     functional,
+    image,
     regression,
     retrieval,
     segmentation,
@@ -23,22 +24,31 @@ from torchtally.compat.torchmetrics.aggregation import __all__ as _aggregation_a
 from torchtally.compat.torchmetrics.classification import *  # noqa: F403
 from torchtally.compat.torchmetrics.classification import __all__ as _classification_all
 from torchtally.compat.torchmetrics.collection import MetricCollection
+from torchtally.compat.torchmetrics.image import (
+    PeakSignalNoiseRatio,
+    StructuralSimilarityIndexMeasure,
+)
 from torchtally.compat.torchmetrics.regression import *  # noqa: F403
 from torchtally.compat.torchmetrics.regression import __all__ as _regression_all
 from torchtally.compat.torchmetrics.retrieval import *  # noqa: F403
 from torchtally.compat.torchmetrics.retrieval import __all__ as _retrieval_all
 from torchtally.compat.torchmetrics.segmentation import DiceScore, MeanIoU
-from torchtally.compat.torchmetrics.text import Perplexity
+from torchtally.compat.torchmetrics.text import CharErrorRate, Perplexity, WordErrorRate
 
 __all__ = [
+    "CharErrorRate",
     "DiceScore",
     "MeanIoU",
     "Metric",
     "MetricCollection",
+    "PeakSignalNoiseRatio",
     "Perplexity",
+    "StructuralSimilarityIndexMeasure",
+    "WordErrorRate",
     "aggregation",
     "classification",
     "functional",
+    "image",
     "regression",
     "retrieval",
     "segmentation",

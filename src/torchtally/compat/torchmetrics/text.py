@@ -8,9 +8,11 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from torchtally._errors import tracing
 from torchtally.compat.torchmetrics._base import Metric
+from torchtally.functional.text import error_counts
 
-__all__ = ["Perplexity"]
+__all__ = ["CharErrorRate", "Perplexity", "WordErrorRate"]
 
 
 class Perplexity(Metric):
@@ -70,3 +72,45 @@ class Perplexity(Metric):
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return (state["total_log_probs"] / state["count"]).exp().to(torch.get_default_dtype())
+
+
+class _ErrorRate(Metric):
+    """Edit operations over reference length, on two summed float64 states. The inputs are
+    Python strings: host work by nature, so `update` raises inside a traced step."""
+
+    _unit = "word"
+    higher_is_better = False
+    is_differentiable = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.register_state("errors", torch.zeros((), dtype=torch.float64), True, "sum")
+        self.register_state("total", torch.zeros((), dtype=torch.float64), True, "sum")
+
+    def _batch(self, preds: str | list[str], target: str | list[str]) -> dict[str, Tensor]:
+        if tracing(self.errors):
+            raise RuntimeError(
+                f"`{type(self).__name__}` takes Python strings, which is host work: update it "
+                "outside torch.compile / traced steps (after decoding the step's outputs)."
+            )
+        errors, total = error_counts(preds, target, self._unit)
+        device = self.errors.device
+        return {
+            "errors": torch.tensor(float(errors), dtype=torch.float64, device=device),
+            "total": torch.tensor(float(total), dtype=torch.float64, device=device),
+        }
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return (state["errors"] / state["total"]).to(torch.get_default_dtype())
+
+
+class WordErrorRate(_ErrorRate):
+    """TorchMetrics' `WordErrorRate`: word edit operations over reference words."""
+
+    _unit = "word"
+
+
+class CharErrorRate(_ErrorRate):
+    """TorchMetrics' `CharErrorRate`: character edit operations over reference characters."""
+
+    _unit = "char"
