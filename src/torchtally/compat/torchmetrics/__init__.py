@@ -17,6 +17,7 @@ from torchtally.compat.torchmetrics import (
     retrieval,
     segmentation,
     text,
+    wrappers,
 )
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.aggregation import *  # noqa: F403
@@ -34,13 +35,21 @@ from torchtally.compat.torchmetrics.retrieval import *  # noqa: F403
 from torchtally.compat.torchmetrics.retrieval import __all__ as _retrieval_all
 from torchtally.compat.torchmetrics.segmentation import DiceScore, MeanIoU
 from torchtally.compat.torchmetrics.text import CharErrorRate, Perplexity, WordErrorRate
+from torchtally.compat.torchmetrics.wrappers import (
+    ClasswiseWrapper,
+    MetricTracker,
+    MultitaskWrapper,
+)
 
 __all__ = [
     "CharErrorRate",
+    "ClasswiseWrapper",
     "DiceScore",
     "MeanIoU",
     "Metric",
     "MetricCollection",
+    "MetricTracker",
+    "MultitaskWrapper",
     "PeakSignalNoiseRatio",
     "Perplexity",
     "StructuralSimilarityIndexMeasure",
@@ -53,6 +62,7 @@ __all__ = [
     "retrieval",
     "segmentation",
     "text",
+    "wrappers",
     *_aggregation_all,
     *_classification_all,
     *_regression_all,
