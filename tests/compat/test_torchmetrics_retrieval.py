@@ -33,3 +33,13 @@ def test_hand_computed_mrr() -> None:
     target = torch.tensor([0, 1, 0, 1, 0])
     indexes = torch.tensor([0, 0, 0, 1, 1])
     assert float(metric(preds, target, indexes)) == pytest.approx(0.75)
+
+
+def test_spearman_overflow_is_a_clear_error() -> None:
+    from torchtally.compat.torchmetrics import SpearmanCorrCoef
+
+    metric = SpearmanCorrCoef(capacity=5)
+    metric.update(torch.rand(4), torch.rand(4))
+    metric.update(torch.rand(4), torch.rand(4))
+    with pytest.raises(ValueError, match=r"received 8 pairs.*capacity >= 8"):
+        metric.compute()

@@ -819,3 +819,42 @@ def image_text_cases() -> list[Case]:
 
 
 CASES += image_text_cases()
+
+
+def _spearman_batches(
+    shape: tuple[int, ...], ties: bool
+) -> Callable[[torch.Generator], list[Batch]]:
+    def make(g: torch.Generator) -> list[Batch]:
+        out = []
+        for _ in range(3):
+            preds = torch.randn(shape, generator=g)
+            if ties:  # tied ranks within and across batches
+                preds = preds.mul(2).round()
+            out.append((preds, preds * 0.4 + torch.randn(shape, generator=g)))
+        return out
+
+    return make
+
+
+def spearman_cases() -> list[Case]:
+    import torchmetrics.regression as tmr
+
+    from torchtally.compat.torchmetrics import regression as our_reg
+
+    cases = []
+    for shape, ties in itertools.product(((20,), (20, 1), (20, 3)), (False, True)):
+        kwargs = {"num_outputs": 3 if len(shape) == 2 and shape[1] == 3 else 1}
+        cases.append(
+            Case(
+                f"SpearmanCorrCoef[{shape}|ties={ties}|{kwargs}]",
+                "SpearmanCorrCoef",
+                kwargs,
+                _spearman_batches(shape, ties),
+                our_reg,
+                tmr,
+            )
+        )
+    return cases
+
+
+CASES += spearman_cases()

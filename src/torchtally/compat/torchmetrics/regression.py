@@ -27,6 +27,7 @@ __all__ = [
     "MeanSquaredError",
     "PearsonCorrCoef",
     "R2Score",
+    "SpearmanCorrCoef",
     "SymmetricMeanAbsolutePercentageError",
 ]
 
@@ -394,3 +395,82 @@ class KLDivergence(_SumsMetric):
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         total = state["measures"]
         return _out(total if self.reduction == "sum" else total / state["total"])
+
+
+def _average_ranks(values: Tensor, valid: Tensor) -> Tensor:
+    """1-based ranks per column of `(M, K)` values, ties sharing their mean rank; rows with
+    `valid` False sort last and rank among themselves (fixed shapes, no host sync)."""
+    rows = values.shape[0]
+    keyed = torch.where(valid.unsqueeze(1), values, float("inf"))
+    ordered, order = torch.sort(keyed, dim=0, stable=True)
+    position = torch.arange(1, rows + 1, dtype=torch.float64, device=values.device)
+    position = position.unsqueeze(1).expand_as(ordered)
+    new_group = torch.ones_like(ordered, dtype=torch.bool)
+    new_group[1:] = ordered[1:] != ordered[:-1]
+    group = torch.cumsum(new_group.long(), 0) - 1
+    rank_sum = torch.zeros_like(ordered).scatter_add_(0, group, position)
+    size = torch.zeros_like(ordered).scatter_add_(0, group, torch.ones_like(ordered))
+    mean_rank = (rank_sum / size.clamp(min=1.0)).gather(0, group)
+    return torch.empty_like(mean_rank).scatter_(0, order, mean_rank)
+
+
+class SpearmanCorrCoef(Metric):
+    """TorchMetrics' `SpearmanCorrCoef`: Pearson's correlation of the average ranks (ties
+    share their mean rank), `cov / (std_p * std_t + 1e-6)` clamped to [-1, 1] as TorchMetrics.
+
+    Ranks need every value, so the pairs go into a buffer preallocated at construction:
+    `capacity` rows (default 65,536) of `num_outputs` columns, 17 bytes per cell. The update is
+    an `index_copy_` and the compute ranks the whole buffer with sorts and scatters (unfilled
+    rows masked): both traceable. More pairs than `capacity` raise at compute.
+    """
+
+    error_kinds = ()
+    is_differentiable = False
+    higher_is_better = True
+    _cat_whole_buffers = True
+
+    def __init__(self, num_outputs: int = 1, capacity: int = 1 << 16, **kwargs: Any) -> None:
+        self.num_outputs = _check_outputs("num_outputs", num_outputs)
+        self.capacity = _check_outputs("capacity", capacity)
+        super().__init__(**kwargs)
+        shape = (capacity, num_outputs)
+        self.register_state("preds", torch.zeros(shape, dtype=torch.float64), True, "cat")
+        self.register_state("target", torch.zeros(shape, dtype=torch.float64), True, "cat")
+        self.register_state("valid", torch.zeros(capacity, dtype=torch.bool), True, "cat")
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        _check_pair(preds, target)
+        if not preds.is_floating_point() or not target.is_floating_point():
+            raise TypeError(
+                "Arguments `preds` and `target` must be floating-point tensors, as TorchMetrics "
+                f"requires. Received: preds.dtype={preds.dtype}, target.dtype={target.dtype}"
+            )
+        p, t = _columns(preds, target, self.num_outputs, per_column=True)
+        return {"preds": p, "target": t, "valid": torch.ones_like(p[:, 0], dtype=torch.bool)}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        valid = state["valid"]
+        weight = valid.to(torch.float64).unsqueeze(1)
+        count = weight.sum(0)
+        ranks_p = _average_ranks(state["preds"], valid)
+        ranks_t = _average_ranks(state["target"], valid)
+        diff_p = (ranks_p - (ranks_p * weight).sum(0) / count) * weight
+        diff_t = (ranks_t - (ranks_t * weight).sum(0) / count) * weight
+        cov = (diff_p * diff_t).sum(0) / count
+        std_p = (diff_p.square().sum(0) / count).sqrt()
+        std_t = (diff_t.square().sum(0) / count).sqrt()
+        return _out((cov / (std_p * std_t + 1e-6)).clamp(-1.0, 1.0), self.num_outputs)
+
+    def check_errors(self) -> None:
+        """Raise when more pairs arrived than the buffer holds."""
+        super().check_errors()
+        if tracing(self._errors):
+            return
+        dropped = int(self._cat_overflow("preds"))
+        if dropped:
+            seen = self.capacity + dropped
+            raise ValueError(
+                f"`SpearmanCorrCoef` received {seen} pairs but its buffer holds "
+                f"capacity={self.capacity}: {dropped} were dropped. Construct it with "
+                f"capacity >= {seen}."
+            )
