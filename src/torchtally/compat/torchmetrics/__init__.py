@@ -36,12 +36,14 @@ from torchtally.compat.torchmetrics.retrieval import __all__ as _retrieval_all
 from torchtally.compat.torchmetrics.segmentation import DiceScore, MeanIoU
 from torchtally.compat.torchmetrics.text import CharErrorRate, Perplexity, WordErrorRate
 from torchtally.compat.torchmetrics.wrappers import (
+    BootStrapper,
     ClasswiseWrapper,
     MetricTracker,
     MultitaskWrapper,
 )
 
 __all__ = [
+    "BootStrapper",
     "CharErrorRate",
     "ClasswiseWrapper",
     "DiceScore",
