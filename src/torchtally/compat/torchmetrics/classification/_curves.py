@@ -72,6 +72,13 @@ def _thresholds(thresholds: Any) -> Tensor | None:
     return values
 
 
+def _default_dtype(curve: Curve) -> Curve:
+    """TorchMetrics returns its exact curves in float32 (the default dtype) for float32 scores,
+    the common case; ours are computed in float64 and handed back in the default dtype."""
+    dtype = torch.get_default_dtype()
+    return curve[0].to(dtype), curve[1].to(dtype), curve[2].to(dtype)
+
+
 def _check_index(name: str, value: Any) -> None:
     if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
         raise ValueError(
@@ -198,7 +205,10 @@ class _Curve(Metric):
     def _pr_curves(self, state: Mapping[str, Tensor], micro: bool = False) -> list[Curve]:
         """TorchMetrics' exact PR curve per column (scikit-learn's points; recall 1 without
         positives)."""
-        return [exact_pr_curve(*column)[0] for column in self._exact_columns(state, micro)]
+        return [
+            _default_dtype(exact_pr_curve(*column)[0])
+            for column in self._exact_columns(state, micro)
+        ]
 
     def _roc_curves(self, state: Mapping[str, Tensor], micro: bool = False) -> list[Curve]:
         """TorchMetrics' exact ROC per column: first threshold 1 (not +inf) and a rate
@@ -208,7 +218,7 @@ class _Curve(Metric):
             fpr, tpr, thresholds = exact_roc(*column)[0]
             thresholds = thresholds.clone()
             thresholds[:1] = 1.0
-            curves.append((fpr.nan_to_num(0.0), tpr.nan_to_num(0.0), thresholds))
+            curves.append(_default_dtype((fpr.nan_to_num(0.0), tpr.nan_to_num(0.0), thresholds)))
         return curves
 
     def _binned_roc(self, confmat: Tensor) -> Curve:
