@@ -330,3 +330,85 @@ def test_main_scheduler_chained_in_a_config() -> None:
         ],
     )
     assert isinstance(scheduler, optim.lr_scheduler.ChainedLR)
+
+
+def _resumed_in_cerebras(
+    cs_module: Any, cs_optim_module: Any, ours_module: Any, ours_optim_module: Any, case: Case
+) -> tuple[list[float], list[float]]:
+    """Ours runs 37 steps and saves; a fresh Cerebras scheduler loads that state and both run
+    on. Returns (Cerebras' rates after loading, ours)."""
+    opt = ours_optim_module.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+    ours = _build(ours_module, opt, case)
+    for _ in range(37):
+        opt.step()
+        ours.step()
+    state = ours.state_dict()
+    cs_opt = cs_optim_module.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+    theirs = _build(cs_module, cs_opt, case)
+    theirs.load_state_dict(state)
+    expected, got = [], []
+    for _ in range(60):
+        cs_opt.step()
+        theirs.step()
+        opt.step()
+        ours.step()
+        expected.append(float(cs_opt.param_groups[0]["lr"]))
+        got.append(float(opt.param_groups[0]["lr"]))
+    return expected, got
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_our_state_dict_resumes_a_cerebras_scheduler(case: Case, cs_optim: Any) -> None:
+    expected, got = _resumed_in_cerebras(
+        cs_optim.lr_scheduler, cs_optim, optim.lr_scheduler, optim, case
+    )
+    assert got == pytest.approx(expected, rel=RTOL, abs=1e-12)
+
+
+def test_our_chained_and_scale_per_param_states_resume_cerebras(cs_optim: Any) -> None:
+    def chained(module: Any, opt: Any) -> Any:
+        return module.ChainedLR(
+            [module.CosineDecayLR(opt, 0.1, 0.01, 100), module.StepLR(opt, 1.0, 30, 0.5)]
+        )
+
+    def scaled(module: Any, opt: Any) -> Any:
+        return module.ScalePerParamLR(opt, module.LinearLR(opt, 0.1, 0.01, 80))
+
+    for build in (chained, scaled):
+        opt = optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+        ours = build(optim.lr_scheduler, opt)
+        for _ in range(37):
+            opt.step()
+            ours.step()
+        cs_opt = cs_optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+        theirs = build(cs_optim.lr_scheduler, cs_opt)
+        theirs.load_state_dict(ours.state_dict())
+        for _ in range(60):
+            for o, s in ((cs_opt, theirs), (opt, ours)):
+                o.step()
+                s.step()
+            assert float(opt.param_groups[0]["lr"]) == pytest.approx(
+                float(cs_opt.param_groups[0]["lr"]), rel=RTOL
+            ), build.__name__
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_a_cerebras_state_dict_resumes_ours(case: Case, cs_optim: Any) -> None:
+    cs_opt = cs_optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+    theirs = _build(cs_optim.lr_scheduler, cs_opt, case)
+    for _ in range(37):
+        cs_opt.step()
+        theirs.step()
+    opt = optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.5)
+    ours = _build(optim.lr_scheduler, opt, case)
+    ours.load_state_dict(theirs.state_dict())
+    assert float(opt.param_groups[0]["lr"]) == pytest.approx(
+        float(cs_opt.param_groups[0]["lr"]), rel=RTOL
+    )
+    for _ in range(60):
+        for o, s in ((cs_opt, theirs), (opt, ours)):
+            o.step()
+            s.step()
+        assert float(opt.param_groups[0]["lr"]) == pytest.approx(
+            float(cs_opt.param_groups[0]["lr"]), rel=RTOL, abs=1e-12
+        )

@@ -12,6 +12,7 @@ import torch
 from cases import Args, Case, labels_and_scores
 
 from torchtally.metrics import (
+    AccuracyMetric,
     ConfusionMatrixMetric,
     DiceCoefficientMetric,
     F1ScoreMetric,
@@ -92,7 +93,44 @@ def _top_k(num_classes: int, ties: bool) -> Any:
     return batch
 
 
+def _binary_logits_padded(g: torch.Generator, n: int) -> Args:
+    """0/1 labels with -100 padding, and logits (declared: a split batch could fall in [0, 1])."""
+    labels = torch.randint(0, 2, (n,), generator=g)
+    labels = torch.where(torch.rand(n, generator=g) < 0.2, -100, labels)
+    return (labels, torch.randn(n, generator=g) * 3), {}
+
+
+def _binary_logits(g: torch.Generator, n: int) -> Args:
+    return (torch.randint(0, 2, (n,), generator=g), torch.randn(n, generator=g) * 3), {}
+
+
+def _multilabel_logits(num_labels: int) -> Any:
+    def batch(g: torch.Generator, n: int) -> Args:
+        labels = torch.randint(0, 2, (n, num_labels), generator=g)
+        return (labels, torch.randn(n, num_labels, generator=g) * 2), {}
+
+    return batch
+
+
 _I = torch.tensor  # short for the literal bad inputs below
+
+
+def _accuracy_bad(num_classes: int | None) -> Bad:
+    bad: Bad = [
+        ((_I([0, 2]), _I([0.1, 0.9])), {}, "labels outside"),  # binary scores: 0/1 labels
+        ((_I([0, 1, 2]), _I([0.0, 2.0, 1.0])), {}, "labels outside"),  # float class indices
+        ((_I([-1, 0]), torch.zeros(2, 3)), {}, "labels outside"),
+        ((_I([0, 3]), torch.zeros(2, 3)), {}, "labels outside"),
+        ((_I([0, 1]), _I([NAN, 0.9])), {}, "non-finite predictions (1 value)"),
+        ((_I([0, 1]), _I([0, 1])), {"weights": _I([1.0, -1.0])}, "negative weights (1 value)"),
+        ((_I([0, 1]), _I([0, 1])), {"weights": _I([1.0, NAN])}, "NaN or infinite weights"),
+    ]
+    if num_classes is not None:
+        bad += [
+            ((_I([0, num_classes]), _I([0, 1])), {}, "labels outside"),
+            ((_I([0, 1]), _I([0, num_classes])), {}, "predictions outside"),
+        ]
+    return bad
 
 
 def _binary_bad() -> Bad:
@@ -101,6 +139,11 @@ def _binary_bad() -> Bad:
         ((_I([0, 1]), _I([NAN, 0.9])), {}, "non-finite predictions (1 value)"),
         ((_I([0, 1]), _I([3, 1])), {}, "predictions other than 0 and 1 (1 value)"),
         ((_I([0, 1]), _I([0, 1])), {"weights": _I([1.0, -1.0])}, "negative weights (1 value)"),
+        (
+            (_I([0, 1]), _I([0, 1])),
+            {"weights": _I([NAN, 1.0])},
+            "NaN or infinite weights (1 value)",
+        ),
     ]
 
 
@@ -114,6 +157,11 @@ def _multiclass_bad(num_classes: int) -> Bad:
         ((_I([0, 1]), _I([0, num_classes])), {}, "predictions outside"),
         ((_I([0, 1]), nan_scores), {}, "non-finite predictions (1 value)"),
         ((_I([0, 1]), _I([0, 1])), {"weights": _I([-2.0, 1.0])}, "negative weights (1 value)"),
+        (
+            (_I([0, 1]), _I([0, 1])),
+            {"weights": _I([NAN, 1.0])},
+            "NaN or infinite weights (1 value)",
+        ),
     ]
 
 
@@ -123,6 +171,7 @@ def _multilabel_bad() -> Bad:
         ((_I([[0, 1, 1]]), _I([[0, 1, -1]])), {}, "predictions other than 0 and 1 (1 value)"),
         ((_I([[0, 1, 1]]), _I([[NAN, 0.2, 0.3]])), {}, "non-finite predictions (1 value)"),
         ((_I([[0, 1, 1]]), _I([[0, 1, 1]])), {"weights": _I([-1.0])}, "negative weights"),
+        ((_I([[0, 1, 1]]), _I([[0, 1, 1]])), {"weights": _I([NAN])}, "NaN or infinite weights"),
     ]
 
 
@@ -134,6 +183,11 @@ def _top_k_bad() -> Bad:
             (_I([0, 1]), torch.zeros(2, 6)),
             {"weights": _I([-1.0, 1.0])},
             "negative weights (1 value)",
+        ),
+        (
+            (_I([0, 1]), torch.zeros(2, 6)),
+            {"weights": _I([float("inf"), 1.0])},
+            "NaN or infinite weights (1 value)",
         ),
     ]
 
@@ -216,6 +270,25 @@ CASES: list[Case] = [
         "confusion-matrix-normalized-weighted",
         lambda: ConfusionMatrixMetric(3, normalize="true"),
         _multiclass_indices(3),
+    ),
+    # accuracy: label checks, ignore_index, logits
+    Case(
+        "accuracy-binary-logits-ignore-index",
+        lambda: AccuracyMetric(ignore_index=-100, score_kind="logits"),
+        _binary_logits_padded,
+        _accuracy_bad(None),
+    ),
+    Case(
+        "accuracy-multiclass-num-classes",
+        lambda: AccuracyMetric(num_classes=3),
+        _multiclass_indices(3),
+        _accuracy_bad(3),
+    ),
+    Case("f1-binary-logits", lambda: F1ScoreMetric(score_kind="logits"), _binary_logits),
+    Case(
+        "f1-multilabel-logits",
+        lambda: F1ScoreMetric(3, "macro", multilabel=True, score_kind="logits"),
+        _multilabel_logits(3),
     ),
     # top-k
     Case("top-2-accuracy", lambda: TopKAccuracyMetric(2), _top_k(6, ties=False), _top_k_bad()),

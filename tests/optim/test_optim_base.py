@@ -276,6 +276,31 @@ def _w() -> list[Tensor]:
             r"Argument `beta2_decay` must be a float <= 0",
         ),
         (lambda: optim.Adafactor(_w(), eps=1e-3), r"Argument `eps` must be a pair \(eps1 or None"),
+        (
+            lambda: optim.Adafactor(_w(), eps=(None, 1e-3)),
+            r"Argument `eps` must be a pair of floats \(eps1 or None only with algorithm='torch'\)",
+        ),
+        (
+            lambda: optim.Adafactor(_w(), algorithm="hf"),
+            r"Argument `algorithm` must be one of \('cerebras', 'torch'\). Received: "
+            "algorithm='hf'",
+        ),
+        (
+            lambda: optim.Adafactor(_w(), clip_threshold=0),
+            r"Argument `clip_threshold` must be a float > 0",
+        ),
+        (
+            lambda: optim.Adafactor(_w(), beta1=1.0),
+            r"Argument `beta1` must be a float in \[0, 1\)",
+        ),
+        (
+            lambda: optim.Adafactor(_w(), beta1=0.9, algorithm="torch"),
+            r"Argument `beta1` must be None with algorithm='torch'",
+        ),
+        (
+            lambda: optim.Adafactor(_w(), warmup_init=True),
+            r"Argument `warmup_init` needs relative_step=True",
+        ),
         (lambda: optim.Lamb(_w(), adam="yes"), "Argument `adam` must be a bool"),
         (
             lambda: optim.SGD([torch.zeros(2, dtype=torch.int64)]),

@@ -124,3 +124,62 @@ def test_every_other_optimizer_compiles_to_one_graph_and_matches_eager() -> None
         assert dict(counters["graph_break"]) == {}, name
         for _, p, q in paired_params(compiled_model, eager_model):
             torch.testing.assert_close(p, q, atol=1e-6, rtol=1e-6, msg=name)
+
+
+def _weight_decay_run(
+    name: str, compile_step: bool
+) -> tuple[TinyModel, list[float], CompileCounterWithBackend | None]:
+    from torchtally.optim import weight_decay_scheduler
+
+    model = TinyModel(torch.float32)
+    keep = (lambda p: p.dim() >= 2) if name == "Muon" else (lambda p: True)
+    opt = optim.OPTIMIZERS[name]([p for p in model.parameters() if keep(p)], lr=0.05)
+    # Reaches 0 at step 3 and stays there: neither the change nor the zero may recompile.
+    schedule = weight_decay_scheduler.LinearWD(opt, 0.3, 0.0, total_iters=3)
+
+    def train_step() -> None:
+        opt.step()
+        schedule.step()
+
+    counter = None
+    step_fn: Callable[[], None] = train_step
+    if compile_step:
+        counter = CompileCounterWithBackend("aot_eager")
+        step_fn = torch.compile(train_step, backend=counter, fullgraph=True)
+    decays = []
+    for x, y in batches(STEPS, torch.float32):
+        opt.zero_grad()
+        ((model(x) - y) ** 2).mean().backward()
+        step_fn()
+        decays.append(float(opt.param_groups[0]["weight_decay"]))
+    return model, decays, counter
+
+
+@pytest.mark.parametrize("name", ["SGD", "AdamW"])
+def test_scheduled_weight_decay_compiles_to_one_graph(name: str) -> None:
+    torch._dynamo.reset()
+    counters.clear()
+    eager_model, eager_decays, _ = _weight_decay_run(name, compile_step=False)
+    compiled_model, compiled_decays, counter = _weight_decay_run(name, compile_step=True)
+    assert counter is not None
+    assert counters["stats"]["unique_graphs"] == 1
+    assert dict(counters["graph_break"]) == {}
+    assert eager_decays == pytest.approx([0.2, 0.1, 0.0, 0.0, 0.0, 0.0], abs=1e-7)
+    assert compiled_decays == pytest.approx(eager_decays, abs=1e-7)
+    for _, p, q in paired_params(compiled_model, eager_model):
+        torch.testing.assert_close(p, q, atol=1e-6, rtol=1e-6)
+
+
+@pytest.mark.slow
+def test_every_optimizer_with_scheduled_weight_decay_compiles_to_one_graph() -> None:
+    for name in optim.OPTIMIZERS:
+        if name in ("SGD", "AdamW", "Rprop"):
+            continue  # covered above; Rprop has no weight decay
+        torch._dynamo.reset()
+        counters.clear()
+        eager_model, _, _ = _weight_decay_run(name, compile_step=False)
+        compiled_model, _, _ = _weight_decay_run(name, compile_step=True)
+        assert counters["stats"]["unique_graphs"] == 1, name
+        assert dict(counters["graph_break"]) == {}, name
+        for _, p, q in paired_params(compiled_model, eager_model):
+            torch.testing.assert_close(p, q, atol=1e-6, rtol=1e-6, msg=name)

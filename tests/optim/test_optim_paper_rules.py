@@ -265,3 +265,29 @@ def test_adafactor_matrix_follows_algorithm_4() -> None:
 def test_adafactor_vector_follows_algorithm_5() -> None:
     history = run(optim.Adafactor, START, GRADS, (6,), lr=0.01, eps=(1e-30, 1e-3), d=1.2)
     assert_history(history, adafactor_vector_reference(START, GRADS, d=1.2), TOL)
+
+
+def test_adafactor_relative_step_with_warmup_init_by_hand() -> None:
+    # Hugging Face's warmup: rate min(1e-6 t, 1/sqrt(t)) = 1e-6 t early on. Vector g = (1, 1):
+    # V = g^2 + eps1, U = (1, 1), no clipping; without parameter scaling the step is the rate.
+    history = run(
+        optim.Adafactor,
+        [1.0, 1.0],
+        [[1.0, 1.0], [1.0, 1.0]],
+        (2,),
+        eps=(1e-30, 1e-3),
+        relative_step=True,
+        warmup_init=True,
+        scale_parameter=False,
+    )
+    assert_history(history, [[1 - 1e-6] * 2, [1 - 3e-6] * 2], HAND_TOL)
+
+
+def test_adafactor_relative_step_caps_at_lr_by_hand() -> None:
+    # rate min(lr, 1/sqrt(t)): 1/sqrt(t) = 0.5 at t = 4 is below lr = 0.9.
+    grads = [[1.0, 1.0]] * 4
+    history = run(
+        optim.Adafactor, [0.0, 0.0], grads, (2,), lr=0.9, relative_step=True, scale_parameter=False
+    )
+    expected = [-(f32(0.9) + 1 / math.sqrt(2) + 1 / math.sqrt(3) + 0.5)] * 2
+    assert_history(history[-1:], [expected], HAND_TOL)

@@ -67,6 +67,7 @@ TORCH_DEFAULTS: dict[str, dict[str, Any]] = {
     "RAdam": {"eps": 1e-8},
     "Rprop": {"lr": 1e-2},
     "NAdam": {"momentum_product": "torch"},
+    "Adafactor": {"algorithm": "torch", "eps": (None, 1e-3), "relative_step": True},
 }
 
 

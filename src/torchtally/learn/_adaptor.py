@@ -9,9 +9,13 @@ subclasses. Defaults cover the four outputs of `_outputs`:
   ranking metrics (`AUROCMetric`, `AUCMetric`) get probabilities: the softmax of `(N, C)`
   logits, its class-1 column for a binary metric (1-D outputs are taken as probabilities);
 * multilabel metrics get `(targets, sigmoid(output))`;
+* metrics that take `(preds, target)`, `CalibrationErrorMetric` and the curve metrics
+  (`AveragePrecisionMetric`, `PrecisionRecallCurveMetric`, `ROCMetric`), get probabilities
+  first: the softmax of classification logits (the class-1 column for a binary metric; the
+  logits themselves for `from_logits=True`), the sigmoid of multilabel logits;
 * regression metrics get `(targets, output)`, the output reshaped to the targets' shape;
 * sequence metrics get the flattened tokens with pad positions weighted 0, and
-  `PerplexityMetric` gets the summed token loss;
+  `PerplexityMetric` gets the logits (its cross-entropy needs no loss reduction);
 * `MeanMetric` gets the loss weighted by the batch size (tokens, for sequences).
 
 `LearningRateMetric` takes no adaptor: the learner feeds it the optimizer.
@@ -53,6 +57,12 @@ from torchtally.metrics import (
     RecallMetric,
     SMAPEMetric,
     TopKAccuracyMetric,
+)
+from torchtally.metrics.calibration import CalibrationErrorMetric
+from torchtally.metrics.curves import (
+    AveragePrecisionMetric,
+    PrecisionRecallCurveMetric,
+    ROCMetric,
 )
 
 __all__ = ["AdaptorError", "MetricInput", "adapt", "find_adaptor", "register_adaptor"]
@@ -211,6 +221,34 @@ def _ranking(output: Any, metric: Any) -> MetricInput:
 _ranking._wants_metric = True  # type: ignore[attr-defined]
 
 
+def _probabilities_first(output: Any, metric: Any) -> MetricInput:
+    """`(probabilities, targets)` for metrics whose `update` takes the predictions first."""
+    scores = output.output.detach()
+    binary = getattr(metric, "num_classes", None) is None
+    if getattr(metric, "from_logits", False):
+        if binary and scores.dim() >= 2 and scores.shape[-1] == 2:
+            scores = scores[..., 1] - scores[..., 0]  # the log-odds of class 1
+        return MetricInput(scores, output.targets)
+    if isinstance(output, MultiLabelClassificationOutput):
+        return MetricInput(torch.sigmoid(scores), output.targets)
+    if scores.dim() >= 2 and scores.shape[-1] >= 2:
+        scores = torch.softmax(scores, dim=-1)
+        if binary and scores.shape[-1] == 2:
+            scores = scores[..., 1]
+    return MetricInput(scores, output.targets)
+
+
+_probabilities_first._wants_metric = True  # type: ignore[attr-defined]
+
+#: Metrics whose `update` takes `(preds, target)`.
+_PREDICTIONS_FIRST: tuple[type, ...] = (
+    CalibrationErrorMetric,
+    AveragePrecisionMetric,
+    PrecisionRecallCurveMetric,
+    ROCMetric,
+)
+
+
 def _multilabel(output: MultiLabelClassificationOutput) -> MetricInput:
     return MetricInput(output.targets, torch.sigmoid(output.output.detach()))
 
@@ -245,9 +283,9 @@ def _sequence_loss(output: SequenceOutput) -> MetricInput:
 
 
 def _perplexity(output: SequenceOutput) -> MetricInput:
-    targets, _, weights = output.flat()
-    total = output.loss.detach() * output.num_tokens()
-    return MetricInput(targets, total, weights=weights)
+    # logits, not the loss: a reduced loss is ambiguous (sum or mean) to the metric
+    targets, logits, weights = output.flat()
+    return MetricInput(targets, logits.detach(), weights=weights)
 
 
 _CLASSIFICATION: tuple[type, ...] = (
@@ -301,6 +339,9 @@ def _register_defaults() -> None:
     register_adaptor(SequenceOutput, AUROCMetric, _sequence_ranking)
     register_adaptor(SequenceOutput, MeanMetric, _sequence_loss)
     register_adaptor(SequenceOutput, PerplexityMetric, _perplexity)
+    for metric_type in _PREDICTIONS_FIRST:
+        for output_type in (ClassificationOutput, MultiLabelClassificationOutput):
+            register_adaptor(output_type, metric_type, cast(Adaptor, _probabilities_first))
 
 
 _register_defaults()

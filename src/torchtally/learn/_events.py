@@ -105,12 +105,25 @@ class CurveData:
         class_names: Display names of the classes.
         roc: Class name -> {"fpr": [...], "tpr": [...], "auc": float}.
         pr: Class name -> {"recall": [...], "precision": [...], "ap": float}.
+        reliability: Calibration metric name -> its reliability diagram: {"edges": [...],
+            "confidence": [...], "accuracy": [...], "weight": [...] (per bin), "norm": str,
+            "value": float}.
+        metric_pr: Precision-recall curve metric name -> class name -> {"precision": [...],
+            "recall": [...], "thresholds": [...]} as the metric computes them.
+        metric_roc: ROC curve metric name -> class name -> {"fpr": [...], "tpr": [...],
+            "thresholds": [...]} as the metric computes them.
+        at_k: Retrieval metric name -> {"k": [...], "value": [...], "top_k": int or None,
+            "logged_k": the k of the value it logs, or None}.
     """
 
     confusion_matrix: list[list[float]] | None = None
     class_names: list[str] = field(default_factory=list)
     roc: dict[str, dict[str, object]] = field(default_factory=dict)
     pr: dict[str, dict[str, object]] = field(default_factory=dict)
+    reliability: dict[str, dict[str, object]] = field(default_factory=dict)
+    metric_pr: dict[str, dict[str, dict[str, object]]] = field(default_factory=dict)
+    metric_roc: dict[str, dict[str, dict[str, object]]] = field(default_factory=dict)
+    at_k: dict[str, dict[str, object]] = field(default_factory=dict)
 
 
 @runtime_checkable

@@ -14,7 +14,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, final
 
@@ -25,7 +25,8 @@ from torchtally._errors import check_int
 from torchtally.amp import GradScaler
 from torchtally.learn._events import CurveData, MetricRecord, Observer, RunInfo
 from torchtally.learn._learner_checkpoint import Restored, TrainingState
-from torchtally.learn._learner_curves import CurveCollector, curve_data, write_curves
+from torchtally.learn._learner_curves import write_curve_data
+from torchtally.learn._learner_families import TestCurves
 from torchtally.learn._learner_loop import NON_FINITE_POLICIES, StepLoop
 from torchtally.learn._learner_metrics import MetricSpec, SplitMetrics, split_metrics
 from torchtally.learn._learner_observers import Broadcast
@@ -381,7 +382,13 @@ class Learner:
         Args:
             loader: Test batches.
             curves: Also collect every score and write `logdir/test/curves.json` (confusion
-                matrix, per-class ROC and PR curves); kept in `curves` too.
+                matrix, per-class ROC and PR curves); kept in `curves` too. Test metrics
+                with plot data of their own add it there: a `CalibrationErrorMetric` its
+                reliability diagram, a `PrecisionRecallCurveMetric` or `ROCMetric` its
+                curves (those two are plotted, never logged), a retrieval metric with a
+                cut-off its value at k = 1..top_k (up to 20 k; without `top_k`, up to the
+                candidate count). Outputs other than classification ones then give no
+                confusion matrix or classic curves instead of an error.
             class_names: Class display names (default: the learner's, else "0", "1", ...).
 
         Returns:
@@ -391,15 +398,13 @@ class Learner:
             >>> learner.test(test_loader, curves=True, class_names=["cat", "dog"])
             {'loss': 0.28, 'accuracy': 0.93}
         """
-        collector = CurveCollector() if curves else None
+        collector = TestCurves(self._metrics["test"]) if curves else None
         values = self._evaluate("test", loader, collector)
         if collector is not None and not self._stop.is_set():
-            labels, scores = collector.result()
             names = class_names if class_names is not None else self.class_names
+            self.curves = collector.result(names)
             if self.logdir is not None:
-                self.curves = write_curves(self.logdir, "test", labels, scores, names)
-            else:
-                self.curves = curve_data(labels, scores, names)
+                write_curve_data(self.logdir, "test", self.curves)
         return values
 
     def evaluate(
@@ -564,7 +569,7 @@ class Learner:
         return None
 
     def _evaluate(
-        self, split: str, loader: Iterable[Any], collect: CurveCollector | None
+        self, split: str, loader: Iterable[Any], collect: Callable[[Any], None] | None
     ) -> dict[str, float]:
         epoch = max(self.epochs_done, 1)
         names = {split: self._metrics[split].names}

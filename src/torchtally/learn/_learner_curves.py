@@ -35,8 +35,10 @@ __all__ = [
     "CurveCollector",
     "curve_data",
     "curve_inputs",
+    "curve_output",
     "pr_curve",
     "roc_curve",
+    "write_curve_data",
     "write_curves",
 ]
 
@@ -200,7 +202,23 @@ def write_curves(
     Example:
         >>> write_curves("runs/mnist", "test", labels, torch.softmax(logits, -1), names)
     """
-    data = curve_data(labels, scores, class_names)
+    return write_curve_data(logdir, split, curve_data(labels, scores, class_names))
+
+
+def write_curve_data(logdir: str | os.PathLike[str], split: str, data: CurveData) -> CurveData:
+    """Write `data` to `logdir/<split>/curves.json` (atomically; non-finite numbers as null).
+
+    Args:
+        logdir: The run's log directory.
+        split: The split evaluated.
+        data: The curves.
+
+    Returns:
+        `data`.
+
+    Example:
+        >>> write_curve_data("runs/ranker", "test", learner.curves)
+    """
     folder = Path(logdir) / split
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "curves.json"
@@ -218,6 +236,13 @@ def _finite(value: Any) -> Any:
     if isinstance(value, list):
         return [_finite(item) for item in value]
     return value
+
+
+def curve_output(output: Any) -> bool:
+    """Whether `curve_inputs` reads this output (a classification or sequence output)."""
+    return isinstance(
+        output, (ClassificationOutput, MultiLabelClassificationOutput, SequenceOutput)
+    )
 
 
 def curve_inputs(output: Any) -> tuple[Tensor, Tensor, Tensor | None]:
@@ -274,6 +299,11 @@ class CurveCollector:
             labels, scores = labels[keep > 0], scores[keep > 0]
         self._labels.append(labels)
         self._scores.append(scores)
+
+    @property
+    def collected(self) -> bool:
+        """Whether any output was collected."""
+        return bool(self._labels)
 
     def result(self) -> tuple[Tensor, Tensor]:
         """Every collected label and score, concatenated along the samples.

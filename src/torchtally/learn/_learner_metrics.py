@@ -18,11 +18,17 @@ import torch
 from torchtally.learn._adaptor import Adaptor, adapt
 from torchtally.learn._learner_records import metric_unit
 from torchtally.metrics import LearningRateMetric, MeanMetric, Metric
+from torchtally.metrics.curves import PrecisionRecallCurveMetric, ROCMetric
 
-__all__ = ["SPLITS", "MetricSpec", "SplitMetrics", "default_metrics", "split_metrics"]
+__all__ = ["PLOT_ONLY", "SPLITS", "MetricSpec", "SplitMetrics", "default_metrics", "split_metrics"]
 
 #: The splits a learner runs, in the order they run within an epoch (test runs on its own).
 SPLITS = ("train", "valid", "test")
+
+#: Metrics whose value is a curve, not a number: updated with the others but never logged
+#: (their curves are plotted after `Learner.test(..., curves=True)`; computing an exact curve
+#: reads the buffer's fill count on the host, which a traced step refuses).
+PLOT_ONLY: tuple[type[Metric], ...] = (PrecisionRecallCurveMetric, ROCMetric)
 
 #: A metric, or a metric with the adaptor that feeds it.
 MetricSpec = Metric | tuple[Metric, Adaptor]
@@ -62,8 +68,16 @@ class SplitMetrics:
 
     @property
     def names(self) -> tuple[str, ...]:
-        """The metric names, in the order given."""
-        return tuple(self.metrics)
+        """The names of the logged metrics, in the order given (not the `PLOT_ONLY` ones)."""
+        return tuple(name for name, m in self.metrics.items() if not isinstance(m, PLOT_ONLY))
+
+    def adaptor(self, name: str) -> Adaptor | None:
+        """The adaptor given with metric `name` (None: the registry's).
+
+        Args:
+            name: A metric name of this split.
+        """
+        return self._adaptors[name]
 
     def update(self, output: Any, optimizer: torch.optim.Optimizer) -> None:
         """Fold one step's output into every metric (tensor work only).
@@ -81,8 +95,12 @@ class SplitMetrics:
             metric.update(*inputs.args, **inputs.kwargs)
 
     def compute(self) -> dict[str, Any]:
-        """The running values (tensors), keyed by metric name."""
-        return {name: metric.compute() for name, metric in self.metrics.items()}
+        """The running values (tensors), keyed by metric name (not the `PLOT_ONLY` ones)."""
+        return {
+            name: metric.compute()
+            for name, metric in self.metrics.items()
+            if not isinstance(metric, PLOT_ONLY)
+        }
 
     def reset(self) -> None:
         """Reset every metric (at the start of each epoch of the split)."""

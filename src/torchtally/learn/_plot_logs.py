@@ -144,4 +144,8 @@ def _read_curves(path: Path) -> CurveData:
         class_names=list(raw.get("class_names") or []),
         roc=dict(raw.get("roc") or {}),
         pr=dict(raw.get("pr") or {}),
+        reliability=dict(raw.get("reliability") or {}),
+        metric_pr=dict(raw.get("metric_pr") or {}),
+        metric_roc=dict(raw.get("metric_roc") or {}),
+        at_k=dict(raw.get("at_k") or {}),
     )

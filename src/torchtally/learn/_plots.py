@@ -8,6 +8,12 @@ from pathlib import Path
 from torchtally.learn._events import SYSTEM_SPLIT, MetricRecord
 from torchtally.learn._plot_canvas import safe_name
 from torchtally.learn._plot_curves import plot_confusion_matrix, plot_pr, plot_roc
+from torchtally.learn._plot_families import (
+    plot_at_k,
+    plot_metric_pr,
+    plot_metric_roc,
+    plot_reliability,
+)
 from torchtally.learn._plot_logs import read_logdir
 from torchtally.learn._plot_metrics import plot_metric, plot_system
 from torchtally.learn._plot_summary import ordered_splits, summarize
@@ -19,7 +25,8 @@ __all__ = ["plot_logdir"]
 def plot_logdir(logdir: str | Path, out_dir: str | Path | None = None) -> list[Path]:
     """Render a learner's logs: a PNG per metric (a panel per split, x = step, epochs marked),
     one PNG of the system samples, and for every split with `curves.json` its confusion matrix,
-    ROC and precision-recall curves; then `report.html`, which embeds them all with a summary
+    ROC and precision-recall curves, a reliability diagram per calibration metric, the curves of
+    each precision-recall or ROC curve metric and the retrieval metrics against k; then `report.html`, which embeds them all with a summary
     table (min / last / max per metric and split) and needs no other file.
 
     Needs matplotlib (`pip install torchtally[plots]`); uses its Agg canvas directly, so the
@@ -81,6 +88,25 @@ def plot_logdir(logdir: str | Path, out_dir: str | Path | None = None) -> list[P
             path = plot(curves, split, target(f"{prefix}-{stem}"))
             if path is not None:
                 figures.append((f"{split}: {caption}", path))
+        for name, diagram in curves.reliability.items():
+            path = target(f"reliability-{stem}-{safe_name(name)}")
+            figures.append(
+                (
+                    f"{split}: {name} reliability diagram",
+                    plot_reliability(name, diagram, split, path),
+                )
+            )
+        for name, per_class in curves.metric_pr.items():
+            path = target(f"pr-curve-{stem}-{safe_name(name)}")
+            figures.append(
+                (f"{split}: {name} precision-recall", plot_metric_pr(name, per_class, split, path))
+            )
+        for name, per_class in curves.metric_roc.items():
+            path = target(f"roc-curve-{stem}-{safe_name(name)}")
+            figures.append((f"{split}: {name} ROC", plot_metric_roc(name, per_class, split, path)))
+        at_k = plot_at_k(curves.at_k, split, target(f"at-k-{stem}"))
+        if at_k is not None:
+            figures.append((f"{split}: retrieval metrics @k", at_k))
     title = f"torchtally report: {Path(logdir).resolve().name}"
     report = write_report(out / "report.html", title, summarize(data.records), figures, data.curves)
     return [path for _, path in figures] + [report]

@@ -39,7 +39,8 @@ def write_report(
         title: The page title (e.g. the log directory's name).
         rows: The summary table (min / last / max per metric and split).
         figures: (caption, PNG path) in display order; each PNG is embedded.
-        curves: Split -> its final-evaluation curves, for the per-class AUC / AP table.
+        curves: Split -> its final-evaluation curves, for the per-class AUC / AP table and
+            the calibration and @k tables.
 
     Returns:
         `path`.
@@ -59,6 +60,10 @@ def write_report(
     for split, data in curves.items():
         if data.roc or data.pr:
             parts += [f"<h2>{_text(split)}: per-class scores</h2>", _scores_table(data)]
+        if data.reliability:
+            parts += [f"<h2>{_text(split)}: calibration</h2>", _calibration_table(data)]
+        if data.at_k:
+            parts += [f"<h2>{_text(split)}: retrieval metrics @k</h2>", _at_k_table(data)]
     parts.append("<h2>Plots</h2>")
     for caption, png in figures:
         encoded = base64.b64encode(png.read_bytes()).decode("ascii")
@@ -96,6 +101,45 @@ def _scores_table(data: CurveData) -> str:
         for name in classes
     ]
     return "<table>" + head + "".join(body) + "</table>"
+
+
+def _calibration_table(data: CurveData) -> str:
+    head = (
+        '<tr><th class="text">metric</th><th class="text">norm</th><th>value</th>'
+        "<th>bins filled</th><th>samples</th></tr>"
+    )
+    body = []
+    for name, entry in data.reliability.items():
+        weights = _numbers(entry.get("weight"))
+        body.append(
+            f'<tr><td class="text">{_text(name)}</td>'
+            f'<td class="text">{_text(str(entry.get("norm", "")))}</td>'
+            f"<td>{_score(entry.get('value'))}</td>"
+            f"<td>{sum(w > 0 for w in weights)} / {len(weights)}</td><td>{sum(weights):g}</td></tr>"
+        )
+    return "<table>" + head + "".join(body) + "</table>"
+
+
+def _at_k_table(data: CurveData) -> str:
+    ks = sorted({int(k) for entry in data.at_k.values() for k in _numbers(entry.get("k"))})
+    head = '<tr><th class="text">metric</th>' + "".join(f"<th>@{k}</th>" for k in ks) + "</tr>"
+    body = []
+    for name, entry in data.at_k.items():
+        values = dict(zip((int(k) for k in _numbers(entry.get("k"))), _values(entry)))
+        cells = "".join(f"<td>{_score(values.get(k))}</td>" for k in ks)
+        body.append(f'<tr><td class="text">{_text(name)}</td>{cells}</tr>')
+    return "<table>" + head + "".join(body) + "</table>"
+
+
+def _numbers(values: object) -> list[float]:
+    if not isinstance(values, list):
+        return []
+    return [float(v) for v in values if isinstance(v, (int, float))]
+
+
+def _values(entry: Mapping[str, object]) -> list[object]:
+    values = entry.get("value")
+    return list(values) if isinstance(values, list) else []
 
 
 def _value(value: float, unit: str) -> str:

@@ -11,11 +11,12 @@ code: `state_names_to_sparsify()` on every optimizer (the state shaped like its 
 parameter groups' `tags` with the schedulers' `param_group_tags`, and groups'
 `adjust_learning_rate` factors with `ScalePerParamLR`. Options that select torch's form where
 Cerebras differs: `Adam(W)(eps_placement="torch")`, `NAdam(momentum_product="torch")`,
-`Lamb(bias_correction=True)`; `Muon(keep_momentum=False)` reproduces Cerebras 2.10, whose
+`Lamb(bias_correction=True)`,
+`Adafactor(algorithm="torch")`; `Muon(keep_momentum=False)` reproduces Cerebras 2.10, whose
 momentum buffer is never stored.
 """
 
-from torchtally.optim import lr_scheduler
+from torchtally.optim import lr_scheduler, weight_decay_scheduler
 from torchtally.optim._adadelta import Adadelta
 from torchtally.optim._adafactor import Adafactor
 from torchtally.optim._adagrad import Adagrad
@@ -28,6 +29,7 @@ from torchtally.optim._lamb import Lamb
 from torchtally.optim._lion import Lion
 from torchtally.optim._muon import Muon
 from torchtally.optim._nadam import NAdam
+from torchtally.optim._param_groups import configure_param_groups
 from torchtally.optim._radam import RAdam
 from torchtally.optim._rmsprop import RMSprop
 from torchtally.optim._rprop import Rprop
@@ -54,5 +56,7 @@ __all__ = [
     "Rprop",
     "configure_lr_scheduler",
     "configure_optimizer",
+    "configure_param_groups",
     "lr_scheduler",
+    "weight_decay_scheduler",
 ]

@@ -11,6 +11,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer
 from torchtally.optim._checks import check_bool, check_float
+from torchtally.optim._math import has_weight_decay
 
 __all__ = ["Adadelta"]
 
@@ -78,7 +79,7 @@ class Adadelta(Optimizer):
             state = self.state[p]
             self.increment_global_step(p)
             rho, eps = group["rho"], group["eps"]
-            if group["weight_decay"] != 0:
+            if has_weight_decay(group["weight_decay"]):
                 grad = grad + group["weight_decay"] * p
             square_avg, acc_delta = state["square_avg"], state["acc_delta"]
             square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)

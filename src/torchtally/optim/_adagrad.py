@@ -12,6 +12,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer
 from torchtally.optim._checks import check_bool, check_float
+from torchtally.optim._math import has_weight_decay
 
 __all__ = ["Adagrad"]
 
@@ -86,7 +87,7 @@ class Adagrad(Optimizer):
         loss = self.evaluate_closure(closure)
         for group, p, grad in self.params_with_grad():
             step = self.step_for(p)
-            if group["weight_decay"] != 0:
+            if has_weight_decay(group["weight_decay"]):
                 grad = grad + group["weight_decay"] * p
             clr = self.lr_for(group, p) / (1 + (step - 1) * group["lr_decay"])
             state_sum = self.state[p]["sum"]

@@ -13,7 +13,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer
 from torchtally.optim._checks import check_betas, check_bool, check_float
-from torchtally.optim._math import decay_weights, update_moments
+from torchtally.optim._math import decay_weights, has_weight_decay, update_moments
 
 __all__ = ["Adam", "AdamW"]
 
@@ -98,6 +98,19 @@ class _AdamBase(Optimizer, ABC):
         ]
         super().load_state_dict(converted)
 
+    def weight_decay_key(self, group: dict[str, Any]) -> str:
+        """With an L2 `weight_decay` (Adam's default), a weight-decay scheduler sets a separate
+        decoupled decay, `scheduled_weight_decay`, as Cerebras' Adam does (it keeps the L2 rate
+        as `l2_regularization_rate` and schedules `weight_decay`, applied like AdamW's).
+
+        Args:
+            group: A parameter group.
+
+        Returns:
+            `"weight_decay"` for a decoupled group, else `"scheduled_weight_decay"`.
+        """
+        return "weight_decay" if group["decoupled_weight_decay"] else "scheduled_weight_decay"
+
     def state_names_to_sparsify(self) -> list[str]:
         """The moment estimates are shaped like their parameter."""
         return ["exp_avg", "exp_avg_sq", "max_exp_avg_sq"]
@@ -139,8 +152,11 @@ class _AdamBase(Optimizer, ABC):
                 beta2_power.mul_(beta2)
             else:
                 update = exp_avg / (second.sqrt() + group["eps"])
-            if decoupled and weight_decay != 0:
+            if decoupled and has_weight_decay(weight_decay):
                 update = update + weight_decay * p
+            scheduled = group.get("scheduled_weight_decay", 0.0)
+            if has_weight_decay(scheduled):
+                update = update + scheduled * p
             p.sub_(lr * update)
         return loss
 
@@ -152,9 +168,16 @@ def _power(beta: float, p: Tensor) -> Tensor:
 
 def _from_cerebras_group(group: dict[str, Any], decoupled: bool) -> dict[str, Any]:
     group = dict(group)
-    l2 = group.pop("l2_regularization_rate", None)
-    if l2 and not decoupled:
+    if "l2_regularization_rate" not in group:
+        return group
+    l2 = group.pop("l2_regularization_rate")
+    if not decoupled:
+        # Cerebras' Adam: the L2 rate under its own name, its (scheduled) decoupled decay
+        # under `weight_decay`; ours keeps them as `weight_decay` and `scheduled_weight_decay`.
+        decoupled_decay = group.get("weight_decay", 0.0)
         group["weight_decay"] = l2
+        if isinstance(decoupled_decay, Tensor) or decoupled_decay:
+            group["scheduled_weight_decay"] = decoupled_decay
     return group
 
 

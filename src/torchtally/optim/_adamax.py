@@ -11,7 +11,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer
 from torchtally.optim._checks import check_betas, check_bool, check_float
-from torchtally.optim._math import one_minus_pow
+from torchtally.optim._math import has_weight_decay, one_minus_pow
 
 __all__ = ["Adamax"]
 
@@ -79,7 +79,7 @@ class Adamax(Optimizer):
             state = self.state[p]
             step = self.step_for(p)
             beta1, beta2 = group["betas"]
-            if group["weight_decay"] != 0:
+            if has_weight_decay(group["weight_decay"]):
                 grad = grad + group["weight_decay"] * p
             exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
             exp_avg.lerp_(grad, 1 - beta1)

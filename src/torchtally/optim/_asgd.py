@@ -12,6 +12,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer, one_scalar
 from torchtally.optim._checks import check_bool, check_float
+from torchtally.optim._math import has_weight_decay
 
 __all__ = ["ASGD"]
 
@@ -94,7 +95,7 @@ class ASGD(Optimizer):
             state = self.state[p]
             step = self.step_for(p)
             lr, lambd = self.lr_for(group, p), group["lambd"]
-            if group["weight_decay"] != 0:
+            if has_weight_decay(group["weight_decay"]):
                 grad = grad + group["weight_decay"] * p
             # torch creates eta from the rate current at the first step; a scheduler may have
             # changed the rate since construction.

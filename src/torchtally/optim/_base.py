@@ -142,6 +142,13 @@ class Optimizer(torch.optim.Optimizer, ABC):
             # A torch.optim checkpoint lacks our extra hyperparameters (correct_bias, ...).
             for key, default in self.defaults.items():
                 group.setdefault(key, default)
+            # A scheduled weight decay is a tensor that its scheduler rewrites in place: never
+            # alias the loaded dict's (the rate's tensor is renewed in `_finish_state`).
+            for key in _SCHEDULED_KEYS[1:]:
+                decay = group.get(key)
+                if isinstance(decay, Tensor):
+                    device = group["params"][0].device if group["params"] else decay.device
+                    group[key] = decay.detach().to(device, SCALAR_DTYPE).reshape(()).clone()
         for p, state in self.state.items():
             for name, value in state.items():
                 if isinstance(value, Tensor):
@@ -161,9 +168,22 @@ class Optimizer(torch.optim.Optimizer, ABC):
         """
         saved = super().state_dict()
         for group in saved["param_groups"]:
-            if isinstance(group["lr"], Tensor):
-                group["lr"] = group["lr"].detach().clone()
+            for key in _SCHEDULED_KEYS:
+                if isinstance(group.get(key), Tensor):
+                    group[key] = group[key].detach().clone()
         return saved
+
+    def weight_decay_key(self, group: dict[str, Any]) -> str:
+        """The group entry a weight-decay scheduler sets: `"weight_decay"`, unless the
+        optimizer keeps its scheduled decay apart (Adam with an L2 `weight_decay`).
+
+        Args:
+            group: A parameter group.
+
+        Returns:
+            The key.
+        """
+        return "weight_decay"
 
     def init_zero_states(self, *names: str) -> None:
         """Create zero state entries `names`, shaped like their parameter, for every parameter
@@ -294,6 +314,9 @@ class Optimizer(torch.optim.Optimizer, ABC):
                     self.init_state(p, "step", _zero_scalar)
         self.preinitialize()
 
+
+# Group entries a scheduler rewrites in place (tensors once scheduled).
+_SCHEDULED_KEYS = ("lr", "weight_decay", "scheduled_weight_decay")
 
 _CPU_DOUBLE_SCALAR = (
     "Argument `params` holds a 0-dim float64 CPU tensor, which torch.compile (torch 2.13) takes "

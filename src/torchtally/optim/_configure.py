@@ -6,6 +6,7 @@ import inspect
 import warnings
 from typing import Any
 
+from torch import nn
 from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._adadelta import Adadelta
@@ -19,6 +20,7 @@ from torchtally.optim._lamb import Lamb
 from torchtally.optim._lion import Lion
 from torchtally.optim._muon import Muon
 from torchtally.optim._nadam import NAdam
+from torchtally.optim._param_groups import configure_param_groups
 from torchtally.optim._radam import RAdam
 from torchtally.optim._rmsprop import RMSprop
 from torchtally.optim._rprop import Rprop
@@ -92,7 +94,9 @@ def _number(name: str, value: Any) -> float:
     return value  # type: ignore[no-any-return]
 
 
-def configure_optimizer(optimizer_type: str, params: ParamsT, **kwargs: Any) -> Optimizer:
+def configure_optimizer(
+    optimizer_type: str, params: ParamsT | nn.Module, **kwargs: Any
+) -> Optimizer:
     """Build an optimizer from its name, as `cstorch.optim.configure_optimizer` does.
 
     As cstorch: `learning_rate` is another name for `lr`, a number or a numeric string
@@ -100,11 +104,14 @@ def configure_optimizer(optimizer_type: str, params: ParamsT, **kwargs: Any) -> 
     `configure_lr_scheduler`), the optimizer starts at the schedule's first rate and the
     schedule is checked (build the scheduler itself with `configure_lr_scheduler`). Keys in a
     nested `optim_params` dict are arguments too. Arguments the optimizer does not take are
-    warned about and ignored.
+    warned about and ignored. Given a model instead of parameters, its parameters are grouped
+    by `configure_param_groups(model, kwargs)` first (weight decay off for biases and norms,
+    `adjust_learning_rate` factors), as the model-zoo flows do; `adjust_learning_rate` is
+    consumed there, not passed to the optimizer.
 
     Args:
         optimizer_type: The class name, any case: "sgd", "AdamW", ...
-        params: The model parameters or parameter groups.
+        params: The model parameters or parameter groups, or the model itself.
         **kwargs: The optimizer's arguments.
 
     Returns:
@@ -131,6 +138,10 @@ def configure_optimizer(optimizer_type: str, params: ParamsT, **kwargs: Any) -> 
                 f"Arguments {clash} are given both in `optim_params` and directly; give each once."
             )
         kwargs.update(nested)
+    if isinstance(params, nn.Module):
+        params = configure_param_groups(params, kwargs)
+    # Read by configure_param_groups (the model zoo removes it before building the optimizer).
+    kwargs.pop("adjust_learning_rate", None)
     schedule = None
     if "learning_rate" in kwargs:
         learning_rate = kwargs.pop("learning_rate")

@@ -11,7 +11,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer
 from torchtally.optim._checks import check_betas, check_bool, check_float
-from torchtally.optim._math import one_minus_pow, update_moments
+from torchtally.optim._math import has_weight_decay, one_minus_pow, update_moments
 
 __all__ = ["Lamb"]
 
@@ -102,7 +102,7 @@ class Lamb(Optimizer):
                 m_hat = exp_avg / one_minus_pow(beta1, step)
                 v_hat = exp_avg_sq / one_minus_pow(beta2, step)
             update = m_hat / (v_hat.sqrt() + group["eps"])
-            if group["weight_decay"] != 0:
+            if has_weight_decay(group["weight_decay"]):
                 update = update + group["weight_decay"] * p
             if group["adam"]:
                 p.sub_(lr * update)

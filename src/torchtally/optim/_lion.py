@@ -11,6 +11,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer
 from torchtally.optim._checks import check_betas, check_bool, check_float
+from torchtally.optim._math import has_weight_decay
 
 __all__ = ["Lion"]
 
@@ -83,7 +84,7 @@ class Lion(Optimizer):
             # Cerebras' order of operations: the sign of a near-tie flips with rounding, so the
             # interpolation is formed exactly as there (not with lerp).
             update = (exp_avg * beta1).add_(grad, alpha=1 - beta1).sign_()
-            if group["weight_decay"] != 0:
+            if has_weight_decay(group["weight_decay"]):
                 p.mul_(1 - lr * group["weight_decay"])
             p.sub_(lr * update)
             exp_avg.mul_(beta2).add_(grad, alpha=1 - beta2)

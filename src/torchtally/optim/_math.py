@@ -7,7 +7,7 @@ import math
 import torch
 from torch import Tensor
 
-__all__ = ["one_minus_pow"]
+__all__ = ["has_weight_decay", "one_minus_pow"]
 
 
 def one_minus_pow(beta: float, step: Tensor) -> Tensor:
@@ -32,8 +32,22 @@ def one_minus_pow(beta: float, step: Tensor) -> Tensor:
     return -torch.expm1(step * math.log(beta))
 
 
+def has_weight_decay(weight_decay: float | Tensor) -> bool:
+    """Whether a step must apply `weight_decay`: a nonzero number, or any tensor.
+
+    A weight-decay scheduler makes the rate a tensor that it rewrites in place; testing its
+    value would read it back to the host (and recompile a traced step when it reaches 0), and
+    decaying by a zero tensor changes nothing, so a tensor rate is always applied.
+
+    Example:
+        >>> has_weight_decay(0.0), has_weight_decay(torch.tensor(0.0))
+        (False, True)
+    """
+    return isinstance(weight_decay, Tensor) or weight_decay != 0
+
+
 def decay_weights(
-    p: Tensor, grad: Tensor, lr: float | Tensor, weight_decay: float, decoupled: bool
+    p: Tensor, grad: Tensor, lr: float | Tensor, weight_decay: float | Tensor, decoupled: bool
 ) -> Tensor:
     """Apply weight decay and return the gradient to use.
 
@@ -41,7 +55,7 @@ def decay_weights(
     adds `weight_decay * p` to the gradient. The branch is on Python values: no data-dependent
     control flow.
     """
-    if weight_decay == 0:
+    if not has_weight_decay(weight_decay):
         return grad
     if decoupled:
         p.mul_(1 - lr * weight_decay)

@@ -12,6 +12,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer
 from torchtally.optim._checks import check_bool, check_float
+from torchtally.optim._math import has_weight_decay
 
 __all__ = ["Muon", "zeropower_via_newtonschulz5"]
 
@@ -157,7 +158,7 @@ class Muon(Optimizer):
             direction = direction.contiguous().view_as(p)
             rows, cols = p.shape[:2]
             adjusted_lr = self.lr_for(group, p) * (0.2 * math.sqrt(max(rows, cols)))
-            if group["weight_decay"] != 0:
+            if has_weight_decay(group["weight_decay"]):
                 p.mul_(1 - adjusted_lr * group["weight_decay"])
             # The step is rounded to bfloat16 as in Cerebras (a Python-float rate times the
             # bfloat16 direction). A 0-dim float32 rate would itself be rounded to bfloat16

@@ -11,6 +11,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer
 from torchtally.optim._checks import check_bool, check_float
+from torchtally.optim._math import has_weight_decay
 
 __all__ = ["RMSprop"]
 
@@ -90,7 +91,7 @@ class RMSprop(Optimizer):
             state = self.state[p]
             self.increment_global_step(p)
             alpha = group["alpha"]
-            if group["weight_decay"] != 0:
+            if has_weight_decay(group["weight_decay"]):
                 grad = grad + group["weight_decay"] * p
             square_avg = state["square_avg"]
             square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)

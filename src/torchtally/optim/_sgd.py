@@ -11,6 +11,7 @@ from torch.optim.optimizer import ParamsT
 
 from torchtally.optim._base import Optimizer
 from torchtally.optim._checks import check_bool, check_float
+from torchtally.optim._math import has_weight_decay
 
 __all__ = ["SGD"]
 
@@ -92,7 +93,7 @@ class SGD(Optimizer):
         """
         loss = self.evaluate_closure(closure)
         for group, p, grad in self.params_with_grad():
-            if group["weight_decay"] != 0:
+            if has_weight_decay(group["weight_decay"]):
                 grad = grad + group["weight_decay"] * p
             momentum = group["momentum"]
             if momentum != 0:

@@ -91,7 +91,9 @@ def test_merge_is_replica_wise_and_reset_restores() -> None:
     correct = first.replica_correct + second.replica_correct
     total = first.replica_total + second.replica_total
     merged = first.merge_state(second).compute()["raw"]
-    torch.testing.assert_close(merged, (correct / total).reshape(-1))
+    torch.testing.assert_close(
+        merged, (correct / total).reshape(-1).float()
+    )  # AccuracyMetric returns float32
     first.reset()
     assert float(first.replica_total.sum()) == 0.0
 

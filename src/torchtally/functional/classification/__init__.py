@@ -1,6 +1,6 @@
 """Classification functionals."""
 
-from torchtally.functional.classification._accuracy import accuracy
+from torchtally.functional.classification._accuracy import accuracy, accuracy_errors
 from torchtally.functional.classification._class_counts import (
     class_counts,
     class_counts_errors,
@@ -12,7 +12,11 @@ from torchtally.functional.classification._confusion_matrix import (
     confusion_matrix_update,
 )
 from torchtally.functional.classification._dice import dice_coefficient, dice_coefficient_compute
-from torchtally.functional.classification._inputs import as_class_indices
+from torchtally.functional.classification._inputs import (
+    SCORE_KINDS,
+    as_class_indices,
+    positive_scores,
+)
 from torchtally.functional.classification._mean_iou import mean_iou, mean_iou_compute
 from torchtally.functional.classification._mean_per_class_accuracy import (
     mean_per_class_accuracy,
@@ -34,7 +38,9 @@ from torchtally.functional.classification._top_k_accuracy import (
 )
 
 __all__ = [
+    "SCORE_KINDS",
     "accuracy",
+    "accuracy_errors",
     "as_class_indices",
     "class_counts",
     "class_counts_errors",
@@ -51,6 +57,7 @@ __all__ = [
     "mean_iou_compute",
     "mean_per_class_accuracy",
     "mean_per_class_accuracy_compute",
+    "positive_scores",
     "precision",
     "precision_compute",
     "recall",

@@ -2,52 +2,161 @@
 
 from __future__ import annotations
 
+import torch
 from torch import Tensor
 
-from torchtally.functional._checks import check_same_shape, count_nonfinite
-from torchtally.functional.classification._inputs import as_class_indices
+from torchtally._errors import check_int
+from torchtally.functional._checks import check_same_shape, check_tensor, count_nonfinite
+from torchtally.functional.classification._inputs import (
+    as_class_indices,
+    check_index_labels,
+    is_binary_scores,
+)
 
-__all__ = ["accuracy", "accuracy_compute", "accuracy_update", "accuracy_update_checked"]
+__all__ = [
+    "accuracy",
+    "accuracy_compute",
+    "accuracy_errors",
+    "accuracy_update",
+    "accuracy_update_checked",
+]
+
+
+def _is_class_scores(labels: Tensor, predictions: Tensor) -> bool:
+    return (
+        predictions.is_floating_point()
+        and predictions.dim() == labels.dim() + 1
+        and predictions.shape[:-1] == labels.shape
+        and predictions.shape[-1] > 1
+    )
+
+
+def _check_inputs(labels: object, predictions: object, num_classes: int | None) -> None:
+    check_index_labels(labels)
+    check_tensor("predictions", predictions)
+    assert isinstance(labels, Tensor) and isinstance(predictions, Tensor)  # for mypy
+    if num_classes is None:
+        return
+    check_int("num_classes", num_classes, 2)
+    if _is_class_scores(labels, predictions) and predictions.shape[-1] != num_classes:
+        raise ValueError(
+            "Argument `predictions` holding class scores must have a last dimension of size "
+            f"num_classes. Received: predictions.shape={tuple(predictions.shape)}, "
+            f"num_classes={num_classes}"
+        )
 
 
 def accuracy_update(
-    labels: Tensor, predictions: Tensor, weights: Tensor | None = None, threshold: float = 0.5
+    labels: Tensor,
+    predictions: Tensor,
+    weights: Tensor | None = None,
+    threshold: float = 0.5,
+    *,
+    ignore_index: int | None = None,
+    score_kind: str = "auto",
 ) -> tuple[Tensor, Tensor | int]:
     """Sufficient statistics of one batch: (weighted) correct count and token count.
 
     As in cstorch, with weights the correct predictions are weighted and the denominator is
-    the number of positive weights.
+    the number of positive weights. Elements whose label is `ignore_index` count in neither.
     """
-    return _accuracy_counts(labels, as_class_indices(labels, predictions, threshold), weights)
+    _check_inputs(labels, predictions, None)
+    predicted = as_class_indices(labels, predictions, threshold, score_kind)
+    return _accuracy_counts(labels, predicted, weights, ignore_index)
+
+
+def accuracy_errors(
+    labels: Tensor,
+    predictions: Tensor,
+    num_classes: int | None = None,
+    ignore_index: int | None = None,
+) -> tuple[Tensor, Tensor | None]:
+    """0-d counts of invalid labels and of invalid index predictions (None: impossible).
+
+    A label is invalid when it is not a class the predictions can name: negative or
+    `>= num_classes` (when given); `>=` the number of class scores; other than 0 and 1 with
+    binary scores. An index prediction is invalid when negative or `>= num_classes`. Elements
+    whose label is `ignore_index` are never counted.
+
+    Example:
+        >>> accuracy_errors(torch.tensor([0, -100, 2]), torch.tensor([0.2, 0.9, 0.4]))[0]
+        tensor(2)
+    """
+    _check_inputs(labels, predictions, num_classes)
+    if is_binary_scores(labels, predictions):
+        bad_label = torch.logical_and(labels != 0, labels != 1)
+    else:
+        high = predictions.shape[-1] if _is_class_scores(labels, predictions) else num_classes
+        bad_label = labels < 0
+        if high is not None:
+            bad_label = torch.logical_or(bad_label, labels >= high)
+    bad_prediction: Tensor | None = None
+    if not predictions.is_floating_point() and predictions.shape == labels.shape:
+        bad_prediction = predictions < 0
+        if num_classes is not None:
+            bad_prediction = torch.logical_or(bad_prediction, predictions >= num_classes)
+    if ignore_index is not None:
+        kept = labels != ignore_index
+        bad_label = torch.logical_and(bad_label, kept)
+        if bad_prediction is not None:
+            bad_prediction = torch.logical_and(bad_prediction, kept)
+    return (
+        torch.count_nonzero(bad_label),
+        None if bad_prediction is None else torch.count_nonzero(bad_prediction),
+    )
 
 
 def accuracy_update_checked(
-    labels: Tensor, predictions: Tensor, weights: Tensor | None = None, threshold: float = 0.5
-) -> tuple[Tensor, Tensor | int, Tensor | None]:
-    """`accuracy_update` plus the count of predictions that cannot be trusted.
+    labels: Tensor,
+    predictions: Tensor,
+    weights: Tensor | None = None,
+    threshold: float = 0.5,
+    *,
+    num_classes: int | None = None,
+    ignore_index: int | None = None,
+    score_kind: str = "auto",
+) -> tuple[Tensor, Tensor | int, Tensor, Tensor | None, Tensor | None]:
+    """`accuracy_update` plus the counts of invalid labels, invalid index predictions (see
+    `accuracy_errors`) and predictions that cannot be trusted.
 
     For class scores that is the rows whose maximum is NaN or infinite: a NaN anywhere in a row
     makes its maximum NaN, so the rows' maxima (which the argmax computes anyway) replace a
     pass over every score. A -inf score in a row (a masked class) is legitimate and not counted.
     For binary scores it is the non-finite scores; integer indices have none.
     """
-    scores = predictions.is_floating_point() and predictions.dim() == labels.dim() + 1
-    if scores and predictions.shape[:-1] == labels.shape:
+    bad_labels, bad_predictions = accuracy_errors(labels, predictions, num_classes, ignore_index)
+    if _is_class_scores(labels, predictions):
         top = predictions.max(dim=-1)
-        counts = _accuracy_counts(labels, top.indices, weights)
-        return (*counts, count_nonfinite(top.values))
-    counts = accuracy_update(labels, predictions, weights, threshold)
-    return (*counts, count_nonfinite(predictions))
+        counts = _accuracy_counts(labels, top.indices, weights, ignore_index)
+        nonfinite = count_nonfinite(top.values)
+    else:
+        counts = accuracy_update(
+            labels,
+            predictions,
+            weights,
+            threshold,
+            ignore_index=ignore_index,
+            score_kind=score_kind,
+        )
+        nonfinite = count_nonfinite(predictions)
+    return (*counts, bad_labels, bad_predictions, nonfinite)
 
 
 def _accuracy_counts(
-    labels: Tensor, predicted: Tensor, weights: Tensor | None
+    labels: Tensor, predicted: Tensor, weights: Tensor | None, ignore_index: int | None
 ) -> tuple[Tensor, Tensor | int]:
     correct = predicted == labels
     if weights is None:
-        # a Python count: adding it to the state is one kernel, and no tensor is made for it
-        return correct.sum(), labels.numel()
+        if ignore_index is None:
+            # a Python count: adding it to the state is one kernel, and no tensor is made for it
+            return correct.sum(), labels.numel()
+        kept = labels != ignore_index
+        return torch.logical_and(correct, kept).sum(), kept.sum()
+    check_tensor("weights", weights)
     check_same_shape("labels", labels, "weights", weights)
+    if ignore_index is not None:
+        # where, not a product: a NaN weight on an ignored element must not leak into the sums
+        weights = torch.where(labels != ignore_index, weights, 0.0)
     return (correct * weights).sum(), (weights > 0).sum()
 
 
@@ -57,23 +166,45 @@ def accuracy_compute(correct: Tensor, total: Tensor | int) -> Tensor:
 
 
 def accuracy(
-    labels: Tensor, predictions: Tensor, weights: Tensor | None = None, threshold: float = 0.5
+    labels: Tensor,
+    predictions: Tensor,
+    weights: Tensor | None = None,
+    threshold: float = 0.5,
+    *,
+    ignore_index: int | None = None,
+    score_kind: str = "auto",
 ) -> Tensor:
     """Fraction of `predictions` that match `labels`.
 
     Args:
-        labels: Class indices.
-        predictions: Class indices, binary scores shaped like `labels`, or class scores with a
-            trailing class dimension (see `as_class_indices`).
+        labels: Integer (or bool) class indices. Floating labels raise: the order is
+            `(labels, predictions)` (TorchMetrics' is `(preds, target)`).
+        predictions: Class indices, binary scores shaped like `labels` (or `(..., 1)`;
+            probabilities or logits, see `score_kind`), or class scores with a trailing class
+            dimension (see `as_class_indices`).
         weights: Optional per-element weights shaped like `labels`; the result is the weighted
             correct count over the number of positive weights (cstorch's definition).
-        threshold: Decision threshold for binary scores.
+        threshold: Decision threshold for binary scores (on probabilities).
+        ignore_index: A label value (e.g. -100 padding) whose elements count in neither the
+            numerator nor the denominator.
+        score_kind: "auto" (a batch with a score outside [0, 1] is read as logits), or
+            "probabilities" / "logits".
 
     Returns:
-        A 0-d float64 tensor.
+        A 0-d float64 tensor. This function does not validate label values; `AccuracyMetric`
+        counts invalid ones and raises them at compute.
 
     Example:
         >>> accuracy(torch.tensor([0, 1, 2]), torch.tensor([0, 1, 1]))
         tensor(0.6667, dtype=torch.float64)
     """
-    return accuracy_compute(*accuracy_update(labels, predictions, weights, threshold))
+    return accuracy_compute(
+        *accuracy_update(
+            labels,
+            predictions,
+            weights,
+            threshold,
+            ignore_index=ignore_index,
+            score_kind=score_kind,
+        )
+    )

@@ -44,6 +44,7 @@ def class_counts_update(
     threshold: float = 0.5,
     weights: Tensor | None = None,
     out: Tensor | None = None,
+    score_kind: str = "auto",
 ) -> Tensor:
     """Per-class [true positive, predicted, actual] counts of one batch.
 
@@ -59,6 +60,8 @@ def class_counts_update(
         threshold: Decision threshold for scores shaped like `labels`.
         weights: Optional sample weights (shaped like `labels`; per sample for multilabel).
         out: A `(3, C)` float64 tensor to add the counts into, in place (a metric's state).
+        score_kind: What scores shaped like `labels` are: "auto" (logits when a batch has a
+            score outside [0, 1], else probabilities), "probabilities" or "logits".
 
     Returns:
         The `(3, C)` float64 counts (`out` itself when given).
@@ -75,7 +78,7 @@ def class_counts_update(
         out = torch.zeros((3, width), dtype=torch.float64, device=labels.device)
     if task == "multiclass":
         labels_c, predicted, weight = multiclass_inputs(
-            labels, predictions, width, threshold, weights
+            labels, predictions, width, threshold, weights, score_kind
         )
         true_positive = torch.where(labels_c == predicted, weight, 0.0).reshape(-1)
         weight = weight.reshape(-1)
@@ -85,7 +88,12 @@ def class_counts_update(
         out.view(-1).index_add_(0, index, torch.cat([true_positive, weight, weight]))
         return out
     positive, predicted_one, weight = indicator_inputs(
-        labels, predictions, None if task == "binary" else width, threshold, weights
+        labels,
+        predictions,
+        None if task == "binary" else width,
+        threshold,
+        weights,
+        score_kind,
     )
     rows = torch.stack([positive & predicted_one, predicted_one, positive])
     out.add_((rows.reshape(3, -1, width) * weight.reshape(1, -1, width)).sum(1))
@@ -120,6 +128,7 @@ def class_counts(
     multilabel: bool = False,
     threshold: float = 0.5,
     weights: Tensor | None = None,
+    score_kind: str = "auto",
 ) -> Tensor:
     """Per-class [true positive, predicted, actual] counts (see the module docstring).
 
@@ -130,6 +139,7 @@ def class_counts(
         multilabel: Whether the inputs are multilabel indicators.
         threshold: Decision threshold for scores shaped like `labels`.
         weights: Optional sample weights.
+        score_kind: "auto", "probabilities" or "logits" (see `class_counts_update`).
 
     Returns:
         A `(3, C)` float64 tensor (C = 1 for binary).
@@ -147,4 +157,5 @@ def class_counts(
         multilabel=multilabel,
         threshold=threshold,
         weights=weights,
+        score_kind=score_kind,
     )

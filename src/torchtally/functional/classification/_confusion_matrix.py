@@ -21,6 +21,7 @@ def confusion_matrix_update(
     threshold: float = 0.5,
     weights: Tensor | None = None,
     out: Tensor | None = None,
+    score_kind: str = "auto",
 ) -> Tensor:
     """The `(C, C)` (weighted) counts of one batch, from one `index_add_`.
 
@@ -34,6 +35,8 @@ def confusion_matrix_update(
         threshold: Decision threshold for binary scores shaped like `labels`.
         weights: Optional sample weights shaped like `labels`.
         out: A `(C, C)` float64 tensor to add the counts into, in place.
+        score_kind: What binary scores are (two classes only): "auto", "probabilities" or
+            "logits".
 
     Returns:
         The `(C, C)` float64 counts (`out` itself when given).
@@ -45,7 +48,7 @@ def confusion_matrix_update(
     """
     check_int("num_classes", num_classes, 2)
     labels_c, predicted, weight = multiclass_inputs(
-        labels, predictions, num_classes, threshold, weights
+        labels, predictions, num_classes, threshold, weights, score_kind
     )
     if out is None:
         out = torch.zeros((num_classes, num_classes), dtype=torch.float64, device=labels.device)

@@ -2,19 +2,85 @@
 
 from __future__ import annotations
 
+import torch
 from torch import Tensor
 
+from torchtally._errors import check_choice
 from torchtally.functional._checks import check_tensor
 
-__all__ = ["as_class_indices"]
+__all__ = [
+    "SCORE_KINDS",
+    "as_class_indices",
+    "check_index_labels",
+    "is_binary_scores",
+    "positive_scores",
+]
+
+SCORE_KINDS = ("auto", "probabilities", "logits")
+"""What floating `predictions` shaped like the labels hold: "auto" (probabilities, unless a
+batch has a score outside [0, 1], then logits: TorchMetrics' rule), "probabilities" or "logits"
+(passed through a sigmoid before the threshold)."""
+
+_ORDER_HINT = (
+    "torchtally's argument order is `(labels, predictions)` (TorchMetrics' is `(preds, target)`); "
+    "pass the labels first, or by keyword."
+)
 
 
-def as_class_indices(labels: Tensor, predictions: Tensor, threshold: float = 0.5) -> Tensor:
+def check_index_labels(labels: object, argument: str = "labels") -> Tensor:
+    """Return `labels` after checking it is a tensor of integer (or bool) class indices.
+
+    A floating `labels` is almost always predictions passed in TorchMetrics' `(preds, target)`
+    order: a clear error instead of a different number.
+
+    Example:
+        >>> check_index_labels(torch.tensor([0.0, 1.0]))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        TypeError: Argument `labels` must hold integer class indices ...
+    """
+    labels = check_tensor(argument, labels)
+    if labels.is_floating_point() or labels.is_complex():
+        raise TypeError(
+            f"Argument `{argument}` must hold integer class indices (an integer or bool dtype). "
+            f"Received: {argument}.dtype={labels.dtype}. {_ORDER_HINT}"
+        )
+    return labels
+
+
+def positive_scores(scores: Tensor, threshold: float, score_kind: str = "auto") -> Tensor:
+    """Bool mask of scores above `threshold`, read as probabilities or logits (see SCORE_KINDS).
+
+    With "auto" the choice is made per call, as TorchMetrics makes it, but with tensor ops: a
+    batch holding any score outside [0, 1] is passed through a sigmoid (`torch.where` on a 0-d
+    flag, so no value goes to the host and a traced step keeps one graph).
+
+    Example:
+        >>> positive_scores(torch.tensor([-2.0, 3.0]), 0.5)
+        tensor([False,  True])
+    """
+    check_choice("score_kind", score_kind, SCORE_KINDS)
+    if score_kind == "probabilities":
+        return scores > threshold
+    if score_kind == "logits":
+        return scores.sigmoid() > threshold
+    if scores.numel() == 0:  # aminmax refuses an empty tensor; shapes are static when traced
+        return scores > threshold
+    # one aminmax pass: far cheaper than comparing every score twice and reducing the mask
+    low, high = scores.aminmax()
+    outside = torch.logical_or(low < 0, high > 1)
+    return torch.where(outside, scores.sigmoid(), scores) > threshold
+
+
+def as_class_indices(
+    labels: Tensor, predictions: Tensor, threshold: float = 0.5, score_kind: str = "auto"
+) -> Tensor:
     """Return predicted class indices shaped like `labels`.
 
     - Integer or bool `predictions` shaped like `labels` are class indices already.
-    - Floating `predictions` shaped like `labels` are binary scores: class 1 where
-      `predictions > threshold`.
+    - Floating `predictions` shaped like `labels` are binary scores (probabilities or logits,
+      see `positive_scores`): class 1 where the probability is `> threshold`. A trailing
+      dimension of size 1 (`(N, 1)` sigmoid outputs for `(N,)` labels) is read the same way.
     - Floating `predictions` with one more trailing dimension are per-class scores or logits:
       the class is their argmax.
 
@@ -24,15 +90,24 @@ def as_class_indices(labels: Tensor, predictions: Tensor, threshold: float = 0.5
         labels: Target class indices.
         predictions: Indices or scores, as above.
         threshold: Decision threshold for binary scores.
+        score_kind: "auto", "probabilities" or "logits" (binary scores only).
 
     Returns:
         Integer class indices with the shape of `labels`.
     """
     check_tensor("labels", labels)
     check_tensor("predictions", predictions)
+    if (
+        predictions.is_floating_point()
+        and predictions.dim() == labels.dim() + 1
+        and predictions.shape[-1] == 1
+        and predictions.shape[:-1] == labels.shape
+    ):
+        # an argmax over one column is always 0: these are one score per sample
+        predictions = predictions.squeeze(-1)
     if predictions.shape == labels.shape:
         if predictions.is_floating_point():
-            return (predictions > threshold).long()
+            return positive_scores(predictions, threshold, score_kind).long()
         return predictions
     if predictions.dim() == labels.dim() + 1 and predictions.shape[:-1] == labels.shape:
         if not predictions.is_floating_point():
@@ -45,5 +120,17 @@ def as_class_indices(labels: Tensor, predictions: Tensor, threshold: float = 0.5
     raise ValueError(
         "Argument `predictions` must have the shape of `labels` (class indices or binary scores) "
         "or that shape plus a trailing class dimension (class scores). Received: "
-        f"labels.shape={tuple(labels.shape)}, predictions.shape={tuple(predictions.shape)}"
+        f"labels.shape={tuple(labels.shape)}, predictions.shape={tuple(predictions.shape)}. "
+        + _ORDER_HINT
+    )
+
+
+def is_binary_scores(labels: Tensor, predictions: Tensor) -> bool:
+    """Whether `as_class_indices` reads `predictions` as binary scores (one per label)."""
+    if not predictions.is_floating_point():
+        return False
+    return predictions.shape == labels.shape or (
+        predictions.dim() == labels.dim() + 1
+        and predictions.shape[-1] == 1
+        and predictions.shape[:-1] == labels.shape
     )

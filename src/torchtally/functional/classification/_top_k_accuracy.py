@@ -20,6 +20,7 @@ from torchtally.functional._checks import (
     count_nonfinite,
     count_outside,
 )
+from torchtally.functional.classification._inputs import check_index_labels
 
 __all__ = [
     "top_k_accuracy",
@@ -30,12 +31,8 @@ __all__ = [
 
 
 def _check_inputs(labels: Tensor, predictions: Tensor) -> None:
-    check_tensor("labels", labels)
+    check_index_labels(labels)
     check_tensor("predictions", predictions)
-    if labels.is_floating_point() or labels.is_complex():
-        raise TypeError(
-            f"Argument `labels` must hold integer class indices. Received: labels.dtype={labels.dtype}"
-        )
     if not predictions.is_floating_point() or predictions.shape[:-1] != labels.shape:
         raise ValueError(
             "Argument `predictions` must hold floating-point class scores of shape "
@@ -88,11 +85,13 @@ def top_k_accuracy_update(
 def top_k_accuracy_errors(
     labels: Tensor, predictions: Tensor, weights: Tensor | None = None
 ) -> tuple[Tensor | None, ...]:
-    """Counts of labels outside `[0, num_classes)`, non-finite scores and negative weights."""
+    """Counts of labels outside `[0, num_classes)`, non-finite scores, negative weights and
+    NaN or infinite weights."""
     return (
         count_outside(labels, 0, predictions.shape[-1]),
         count_nonfinite(predictions),
         count_negative(weights),
+        None if weights is None else count_nonfinite(weights),
     )
 
 

@@ -20,11 +20,17 @@ from torchtally.functional._checks import (
     count_nonfinite_rows,
     count_outside,
 )
-from torchtally.functional.classification._inputs import as_class_indices
+from torchtally.functional.classification._inputs import (
+    as_class_indices,
+    check_index_labels,
+    is_binary_scores,
+    positive_scores,
+)
 
 __all__ = [
     "TASKS",
     "classification_task",
+    "count_nonfinite_weights",
     "error_kinds",
     "indicator_errors",
     "indicator_inputs",
@@ -71,13 +77,21 @@ def error_kinds(task: str) -> tuple[str, ...]:
             "predictions outside [0, num_classes)",
             "non-finite predictions",
             "negative weights",
+            "NaN or infinite weights",
         )
     return (
         "labels other than 0 and 1",
         "predictions other than 0 and 1",
         "non-finite predictions",
         "negative weights",
+        "NaN or infinite weights",
     )
+
+
+def count_nonfinite_weights(weights: Tensor | None) -> Tensor | None:
+    """Number of NaN or infinite weights (None without weights). A NaN weight would otherwise
+    turn a count into NaN, which the ratios then read as some number."""
+    return None if weights is None else count_nonfinite(weights)
 
 
 def _is_index_tensor(predictions: Tensor, labels: Tensor) -> bool:
@@ -107,16 +121,19 @@ def multiclass_inputs(
     num_classes: int,
     threshold: float = 0.5,
     weights: Tensor | None = None,
+    score_kind: str = "auto",
 ) -> tuple[Tensor, Tensor, Tensor]:
     """Clamped label and predicted indices and element weights (0 where either was invalid).
 
     Args:
-        labels: Integer class indices of any shape.
-        predictions: Indices or binary scores shaped like `labels`, or class scores with a
-            trailing dimension of size `num_classes` (see `as_class_indices`).
+        labels: Integer (or bool) class indices of any shape.
+        predictions: Indices shaped like `labels`, class scores with a trailing dimension of
+            size `num_classes`, or (two classes only) binary scores shaped like `labels` (see
+            `as_class_indices`).
         num_classes: Number of classes.
         threshold: Decision threshold for binary scores.
         weights: Optional sample weights shaped like `labels`.
+        score_kind: What binary scores are: "auto", "probabilities" or "logits".
 
     Returns:
         `(labels, predicted, weight)`: int64 indices in `[0, num_classes)` and float64 weights,
@@ -126,14 +143,27 @@ def multiclass_inputs(
         >>> multiclass_inputs(torch.tensor([0, 5]), torch.tensor([1, 1]), 3)[2]
         tensor([1., 0.], dtype=torch.float64)
     """
-    check_tensor("labels", labels)
-    if labels.is_floating_point() or labels.is_complex():
+    check_index_labels(labels)
+    check_tensor("predictions", predictions)
+    binary_scores = is_binary_scores(labels, predictions)
+    if binary_scores and num_classes > 2:
+        # Thresholding would turn float class indices (or one-hot rows) into 0/1: a different
+        # number with no error.
         raise TypeError(
-            "Argument `labels` must hold integer class indices. "
-            f"Received: labels.dtype={labels.dtype}"
+            "Argument `predictions` must be integer class indices shaped like `labels` or "
+            f"floating class scores of shape labels.shape + (num_classes,) = "
+            f"{(*labels.shape, num_classes)}; floating scores shaped like `labels` are "
+            f"binary scores, which only two classes can have. Received: "
+            f"predictions.shape={tuple(predictions.shape)}, predictions.dtype={predictions.dtype}, "
+            f"labels.shape={tuple(labels.shape)}, num_classes={num_classes}. One-hot labels "
+            "must be given as class indices (`labels.argmax(-1)`)."
         )
-    predicted = as_class_indices(labels, predictions, threshold)
-    if predictions.shape != labels.shape and predictions.shape[-1] != num_classes:
+    predicted = as_class_indices(labels, predictions, threshold, score_kind)
+    if (
+        not binary_scores
+        and predictions.shape != labels.shape
+        and (predictions.shape[-1] != num_classes)
+    ):
         raise ValueError(
             "Argument `predictions` holding class scores must have a last dimension of size "
             f"num_classes. Received: predictions.shape={tuple(predictions.shape)}, "
@@ -163,6 +193,7 @@ def multiclass_errors(
         predictions_outside,
         _count_nonfinite_predictions(predictions, labels),
         count_negative(weights),
+        count_nonfinite_weights(weights),
     )
 
 
@@ -174,7 +205,7 @@ def _count_nonfinite_predictions(predictions: Tensor, labels: Tensor) -> Tensor 
 
 
 def _indicator_shapes(labels: Tensor, predictions: Tensor, num_labels: int | None) -> None:
-    check_tensor("labels", labels)
+    check_index_labels(labels)
     check_tensor("predictions", predictions)
     if num_labels is None:
         return  # binary: as_class_indices checks the shapes
@@ -197,18 +228,22 @@ def indicator_inputs(
     num_labels: int | None = None,
     threshold: float = 0.5,
     weights: Tensor | None = None,
+    score_kind: str = "auto",
 ) -> tuple[Tensor, Tensor, Tensor]:
     """Positive-label and positive-prediction masks and element weights, for binary and
     multilabel inputs.
 
     Args:
-        labels: 0/1 labels (any dtype). Binary: any shape. Multilabel: `(..., num_labels)`.
-        predictions: 0/1 indices or scores (thresholded: positive where `> threshold`) shaped
-            like `labels`; binary also accepts two-class scores with a trailing dimension.
+        labels: 0/1 labels of an integer or bool dtype. Binary: any shape. Multilabel:
+            `(..., num_labels)`.
+        predictions: 0/1 indices or scores shaped like `labels` (probabilities or logits, see
+            `positive_scores`: positive where the probability is `> threshold`); binary also
+            accepts `(..., 1)` scores and two-class scores with a trailing dimension.
         num_labels: None for binary, else the number of labels.
         threshold: Decision threshold for scores.
         weights: Optional sample weights: shaped like `labels` (binary) or like
             `labels.shape[:-1]` (multilabel: one weight per sample, as scikit-learn's).
+        score_kind: What scores are: "auto", "probabilities" or "logits".
 
     Returns:
         `(label_is_1, predicted_1, weight)`, shaped like `labels`; weight is float64 and 0 where
@@ -221,14 +256,20 @@ def indicator_inputs(
     _indicator_shapes(labels, predictions, num_labels)
     positive, valid = _is_zero_or_one(labels)
     if num_labels is None:
-        predicted = as_class_indices(labels, predictions, threshold)
-        if predictions.shape != labels.shape and predictions.shape[-1] != 2:
+        predicted = as_class_indices(labels, predictions, threshold, score_kind)
+        if not is_binary_scores(labels, predictions) and (
+            predictions.shape != labels.shape and predictions.shape[-1] != 2
+        ):
             raise ValueError(
                 "Argument `predictions` holding binary class scores must have a last dimension "
                 f"of size 2. Received: predictions.shape={tuple(predictions.shape)}"
             )
     else:
-        predicted = predictions > threshold if predictions.is_floating_point() else predictions
+        predicted = (
+            positive_scores(predictions, threshold, score_kind)
+            if predictions.is_floating_point()
+            else predictions
+        )
     if _is_index_tensor(predictions, labels):
         predicted_one, valid_prediction = _is_zero_or_one(predicted)
         valid = valid & valid_prediction
@@ -258,4 +299,5 @@ def indicator_errors(
         predictions_invalid,
         count_nonfinite(predictions),
         count_negative(weights),
+        count_nonfinite_weights(weights),
     )

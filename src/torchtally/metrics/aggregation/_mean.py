@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import final
 
 import torch
 from torch import Tensor
 
-from torchtally.functional._checks import count_negative, count_nonfinite
-from torchtally.functional.aggregation._mean import mean_compute, mean_update, perplexity_update
+from torchtally._errors import check_choice, tracing
+from torchtally.functional._checks import check_tensor, count_negative, count_nonfinite
+from torchtally.functional.aggregation._mean import mean_compute, mean_update
+from torchtally.functional.aggregation._perplexity import (
+    LOSS_REDUCTIONS,
+    is_logits,
+    perplexity_logits_update,
+    perplexity_loss_update,
+)
+from torchtally.functional.classification._inputs import check_index_labels
 from torchtally.metrics._base import Metric
 
 __all__ = ["MeanMetric", "PerplexityMetric"]
@@ -56,9 +65,29 @@ class MeanMetric(Metric):
 class PerplexityMetric(Metric):
     """exp(total token loss / token count) over every batch (cstorch `PerplexityMetric`).
 
+    `update(labels, loss)` takes, as cstorch does, the batch's loss **summed** over its tokens
+    and counts the tokens itself (the elements of `labels`, or the positive `weights`). A mean
+    loss (PyTorch's default `reduction="mean"`) read as a sum would give exp(mean / count), a
+    perplexity near 1, and no value can tell the two apart, so:
+
+    - declare the reduction: `loss_reduction="mean"` multiplies the mean back by the token
+      count; `loss_reduction="sum"` declares a sum;
+    - a loss that still carries its autograd node (eager, not detached) is checked against the
+      declaration from that node's type and saved reduction (metadata: no host sync), and a
+      mismatch raises;
+    - undeclared, a one-number loss whose reduction cannot be read warns once (eagerly; never
+      while tracing) that it is read as a sum;
+    - or pass the logits, `update(labels, logits)` (shaped `labels.shape + (vocabulary,)`),
+      which need no declaration: the cross-entropy is computed here, summed in float64.
+
     Args:
         name: Metric name; defaults to "perplexity".
-        check_values: Count non-finite losses and negative weights and raise them at compute.
+        loss_reduction: "sum" (cstorch's input) or "mean": how `loss` was reduced over the
+            counted tokens; None (default) reads it as "sum" and warns once when that cannot
+            be checked.
+        ignore_index: A label value (e.g. -100 padding) whose tokens do not count.
+        check_values: Count non-finite losses/logits, negative weights and labels outside the
+            vocabulary (logits only) and raise them at compute.
 
     Example:
         >>> ppl = PerplexityMetric()
@@ -73,26 +102,90 @@ class PerplexityMetric(Metric):
     higher_is_better = False
     result_dtype = torch.float32  # as cstorch
 
-    error_kinds = ("non-finite loss", "negative weights")
+    error_kinds = ("non-finite loss", "negative weights", "labels outside [0, vocabulary size)")
 
-    def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:
+    def __init__(
+        self,
+        name: str | None = None,
+        *,
+        loss_reduction: str | None = None,
+        ignore_index: int | None = None,
+        check_values: bool = True,
+    ) -> None:
+        check_choice("loss_reduction", loss_reduction, (*LOSS_REDUCTIONS, None))
+        if ignore_index is not None and (
+            isinstance(ignore_index, bool) or not isinstance(ignore_index, int)
+        ):
+            raise TypeError(
+                "Argument `ignore_index` must be an integer or None. "
+                f"Received: ignore_index={ignore_index!r}"
+            )
         super().__init__(name, check_values=check_values)
+        self.loss_reduction = loss_reduction or "sum"
+        self._undeclared = loss_reduction is None  # until it has warned once
+        self.ignore_index = ignore_index
         self.register_state("total_loss", torch.zeros((), dtype=torch.float64))
         self.register_state("total_tokens", torch.zeros((), dtype=torch.float64))
 
-    def update(self, labels: Tensor, loss: Tensor, weights: Tensor | None = None) -> None:
+    def update(
+        self,
+        labels: Tensor,
+        loss: Tensor | None = None,
+        weights: Tensor | None = None,
+        *,
+        logits: Tensor | None = None,
+    ) -> None:
         """Add one batch.
 
         Args:
-            labels: The batch's target tokens (only their count, or `weights > 0`, is used).
-            loss: The batch's loss summed over its tokens.
-            weights: Optional per-token weights shaped like `labels`.
+            labels: The batch's target tokens, integer (floating labels raise: the order is
+                `(labels, loss_or_logits)`, TorchMetrics' is `(preds, target)`).
+            loss: The batch's loss summed over its tokens (or its mean, with
+                `loss_reduction="mean"`); or logits of shape `labels.shape + (vocabulary,)`,
+                recognised by that shape.
+            weights: Optional per-token weights shaped like `labels`; tokens with weight > 0
+                count.
+            logits: The logits, by keyword, instead of `loss`.
         """
-        total_loss, total_tokens = perplexity_update(labels, loss, weights)
+        check_index_labels(labels)
+        if (loss is None) == (logits is None):
+            raise TypeError(
+                "PerplexityMetric.update takes exactly one of `loss` and `logits`. Received: "
+                f"loss={'None' if loss is None else 'a tensor'}, "
+                f"logits={'None' if logits is None else 'a tensor'}"
+            )
+        values = check_tensor(
+            "logits" if loss is None else "loss", loss if logits is None else logits
+        )
+        bad_labels: Tensor | None = None
+        if logits is not None or is_logits(labels, values):
+            total_loss, total_tokens, bad_labels = perplexity_logits_update(
+                labels, values, weights, self.ignore_index
+            )
+        else:
+            total_loss, total_tokens = perplexity_loss_update(
+                labels, values, weights, self.loss_reduction, self.ignore_index
+            )
+            if self._undeclared and values.numel() == 1 and labels.numel() > 1:
+                self._warn_undeclared(values)
         if self.check_values:
-            self._record_errors(count_nonfinite(loss), count_negative(weights))
+            nonfinite = count_nonfinite(values if bad_labels is None else total_loss.reshape(1))
+            self._record_errors(nonfinite, count_negative(weights), bad_labels)
         self.total_loss.add_(total_loss)
         self.total_tokens.add_(total_tokens)
+
+    def _warn_undeclared(self, loss: Tensor) -> None:
+        if tracing(loss) or loss.grad_fn is not None:
+            return  # nothing may be read, or the autograd node was already checked
+        self._undeclared = False
+        warnings.warn(
+            f"PerplexityMetric `{self.name}` reads the one-number `loss` as the loss summed over "
+            "the batch's tokens (cstorch's input). If it is a mean (PyTorch's default "
+            "reduction), the perplexity comes out near 1: construct it with "
+            "loss_reduction='mean', or pass the logits, `update(labels, logits)`. Pass "
+            "loss_reduction='sum' to declare a sum and silence this warning.",
+            stacklevel=4,  # the caller of `update`, past the base class's wrapper
+        )
 
     def compute(self) -> Tensor:
         return torch.exp(mean_compute(self.total_loss, self.total_tokens))

@@ -88,7 +88,7 @@ class CalibrationErrorMetric(Metric):
         self.from_logits = from_logits
         self.ignore_index = ignore_index
         table = torch.zeros(3, n_bins, dtype=torch.float64)
-        self.register_state("table", table, persistent=True)
+        self.register_state("table", table)
 
     def shared_statistic(self) -> Hashable:
         """ECE, MCE and RMS of the same inputs share one update."""

@@ -9,12 +9,15 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally.functional._checks import count_negative
+from torchtally._errors import check_choice, check_int
+from torchtally.functional._checks import check_tensor, count_negative
 from torchtally.functional.classification._accuracy import (
     accuracy_compute,
     accuracy_update,
     accuracy_update_checked,
 )
+from torchtally.functional.classification._inputs import SCORE_KINDS, check_index_labels
+from torchtally.functional.classification._valid_inputs import count_nonfinite_weights
 from torchtally.metrics._base import Metric
 
 __all__ = ["AccuracyMetric"]
@@ -26,10 +29,25 @@ class AccuracyMetric(Metric):
 
     Args:
         name: Metric name; defaults to "accuracy".
-        threshold: Decision threshold when predictions are binary scores.
-        check_values: Count untrustworthy predictions (rows of class scores whose maximum is
-            NaN or infinite, non-finite binary scores) and negative weights, and raise them at
-            compute.
+        threshold: Decision threshold when predictions are binary scores (on probabilities).
+        num_classes: Optional number of classes (>= 2): labels and index predictions outside
+            `[0, num_classes)` are then counted as errors, and class scores must have that many
+            columns. Without it, labels must be >= 0 and below the number of class scores, and
+            index predictions >= 0.
+        ignore_index: A label value (e.g. -100 padding) whose elements count in neither the
+            numerator nor the denominator, and are never errors.
+        score_kind: What floating predictions shaped like the labels (or `(..., 1)`) are:
+            "auto" (default: a batch with any score outside [0, 1] is read as logits and passed
+            through a sigmoid, else as probabilities, as TorchMetrics decides; tensor ops, no
+            host sync), "probabilities" or "logits".
+        check_values: Count invalid labels (see `num_classes`; with binary scores, labels other
+            than 0 and 1), invalid index predictions, untrustworthy predictions (rows of class
+            scores whose maximum is NaN or infinite, non-finite binary scores), negative weights
+            and NaN or infinite weights, and raise them at compute.
+
+    Labels must have an integer or bool dtype: floating labels raise a TypeError at the call,
+    because they are almost always predictions passed in TorchMetrics' `(preds, target)` order
+    (ours is `(labels, predictions)`).
 
     Example:
         >>> acc = AccuracyMetric("accuracy")
@@ -43,13 +61,48 @@ class AccuracyMetric(Metric):
     higher_is_better = True
     result_dtype = torch.float32  # as cstorch
 
-    error_kinds = ("non-finite predictions", "negative weights")
+    error_kinds = (
+        "labels outside the classes (negative, >= the number of class scores, or not 0/1 for "
+        "binary scores)",
+        "negative predictions",
+        "non-finite predictions",
+        "negative weights",
+        "NaN or infinite weights",
+    )
 
     def __init__(
-        self, name: str | None = None, *, threshold: float = 0.5, check_values: bool = True
+        self,
+        name: str | None = None,
+        *,
+        threshold: float = 0.5,
+        num_classes: int | None = None,
+        ignore_index: int | None = None,
+        score_kind: str = "auto",
+        check_values: bool = True,
     ) -> None:
+        check_int("num_classes", num_classes, 2, allow_none=True)
+        if ignore_index is not None and (
+            isinstance(ignore_index, bool) or not isinstance(ignore_index, int)
+        ):
+            raise TypeError(
+                "Argument `ignore_index` must be an integer or None. "
+                f"Received: ignore_index={ignore_index!r}"
+            )
+        check_choice("score_kind", score_kind, SCORE_KINDS)
+        if num_classes is not None:
+            # Per instance, so that the message names the range that was broken.
+            self.error_kinds = (
+                "labels outside [0, num_classes) (or other than 0 and 1 for binary scores)",
+                "predictions outside [0, num_classes)",
+                "non-finite predictions",
+                "negative weights",
+                "NaN or infinite weights",
+            )
         super().__init__(name, check_values=check_values)
         self.threshold = float(threshold)
+        self.num_classes = num_classes
+        self.ignore_index = ignore_index
+        self.score_kind = score_kind
         self.register_state("correct", torch.zeros((), dtype=torch.float64))
         self.register_state("total", torch.zeros((), dtype=torch.float64))
 
@@ -57,12 +110,15 @@ class AccuracyMetric(Metric):
         """Count one batch.
 
         Args:
-            labels: Class indices.
-            predictions: Class indices, binary scores, or class scores with a trailing class dim.
+            labels: Integer (or bool) class indices; floating labels raise.
+            predictions: Class indices, binary scores (probabilities or logits, shaped like
+                `labels` or `(..., 1)`), or class scores with a trailing class dim.
             weights: Optional weights shaped like `labels`; the denominator counts weights > 0.
                 Integer predictions of another shape but as many elements as `labels` (e.g.
                 `(B, 1)` for `(B,)`) are reshaped to it with a warning, as cstorch does.
         """
+        check_index_labels(labels)
+        check_tensor("predictions", predictions)
         if (
             not predictions.is_floating_point()
             and predictions.shape != labels.shape
@@ -76,12 +132,31 @@ class AccuracyMetric(Metric):
             )
             predictions = predictions.reshape(labels.shape)
         if self.check_values:
-            correct, total, nonfinite = accuracy_update_checked(
-                labels, predictions, weights, self.threshold
+            correct, total, bad_labels, bad_predictions, nonfinite = accuracy_update_checked(
+                labels,
+                predictions,
+                weights,
+                self.threshold,
+                num_classes=self.num_classes,
+                ignore_index=self.ignore_index,
+                score_kind=self.score_kind,
             )
-            self._record_errors(nonfinite, count_negative(weights))
+            self._record_errors(
+                bad_labels,
+                bad_predictions,
+                nonfinite,
+                count_negative(weights),
+                count_nonfinite_weights(weights),
+            )
         else:
-            correct, total = accuracy_update(labels, predictions, weights, self.threshold)
+            correct, total = accuracy_update(
+                labels,
+                predictions,
+                weights,
+                self.threshold,
+                ignore_index=self.ignore_index,
+                score_kind=self.score_kind,
+            )
         self.correct.add_(correct)
         self.total.add_(total)
 
@@ -94,12 +169,17 @@ class AccuracyMetric(Metric):
     derived_supports_weights = False
 
     def derives_from(self, statistic: Hashable) -> bool:
+        # The source leaves out invalid labels and raises them; ignored labels it would count
+        # as errors, so an `ignore_index` keeps accuracy on its own update.
         return (
-            isinstance(statistic, tuple)
-            and len(statistic) == 5
+            self.ignore_index is None
+            and isinstance(statistic, tuple)
+            and len(statistic) == 6
             and statistic[0] in ("class_counts", "confusion_matrix")
             and statistic[1] == "multiclass"
+            and (self.num_classes is None or statistic[2] == self.num_classes)
             and statistic[3] == self.threshold
+            and statistic[5] == self.score_kind
         )
 
     def load_derived(self, source: Metric) -> None:

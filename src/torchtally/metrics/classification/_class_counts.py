@@ -20,6 +20,7 @@ from torchtally.functional.classification._class_counts import (
     class_counts_update,
     class_counts_width,
 )
+from torchtally.functional.classification._inputs import SCORE_KINDS
 from torchtally.functional.classification._valid_inputs import classification_task, error_kinds
 from torchtally.metrics._base import Metric
 
@@ -31,10 +32,19 @@ __all__ = [
 ]
 
 
-def confusion_matrix_key(num_classes: int, threshold: float, check_values: bool) -> tuple:
+def confusion_matrix_key(
+    num_classes: int, threshold: float, check_values: bool, score_kind: str = "auto"
+) -> tuple:
     """`ConfusionMatrixMetric.shared_statistic()` for these arguments (defined here so that the
     class-count metrics, which derive from it, and the confusion matrix agree)."""
-    return ("confusion_matrix", "multiclass", num_classes, float(threshold), bool(check_values))
+    return (
+        "confusion_matrix",
+        "multiclass",
+        num_classes,
+        float(threshold),
+        bool(check_values),
+        score_kind,
+    )
 
 
 class ClassCountsMetric(Metric):
@@ -45,10 +55,22 @@ class ClassCountsMetric(Metric):
         num_classes: None for binary inputs (the positive class 1 only), else the number of
             classes, or of labels when `multilabel`.
         multilabel: Whether inputs are `(..., num_classes)` 0/1 indicators.
-        threshold: Decision threshold for scores shaped like the labels.
+        threshold: Decision threshold for scores shaped like the labels (binary and multilabel,
+            or two classes), compared with probabilities.
         name: Metric name; defaults to the class name in snake case.
         check_values: Count invalid labels/predictions, non-finite scores and negative weights
             and raise them at compute.
+        score_kind: What floating scores shaped like the labels are: "auto" (default: a batch
+            with any score outside [0, 1] is read as logits and passed through a sigmoid, else
+            as probabilities, as TorchMetrics decides; done with tensor ops, no host sync),
+            "probabilities" or "logits" (always a sigmoid). Class scores with a trailing class
+            dimension are argmaxed and need no declaration.
+
+    Labels are class indices of an integer or bool dtype: floating labels raise a TypeError,
+    since they are almost always predictions passed in TorchMetrics' `(preds, target)` order
+    (ours is `(labels, predictions)`). Floating predictions shaped like the labels are binary
+    scores, so a multiclass metric with more than two classes refuses them (float class
+    indices or one-hot labels would otherwise be thresholded into 0/1).
     """
 
     def __init__(
@@ -59,7 +81,9 @@ class ClassCountsMetric(Metric):
         threshold: float = 0.5,
         name: str | None = None,
         check_values: bool = True,
+        score_kind: str = "auto",
     ) -> None:
+        check_choice("score_kind", score_kind, SCORE_KINDS)
         self.task = classification_task(num_classes, multilabel)
         # Per task, so that the kinds name the rule that was broken; set before the base
         # sizes its error counts from them.
@@ -68,26 +92,35 @@ class ClassCountsMetric(Metric):
         self.num_classes = num_classes
         self.multilabel = multilabel
         self.threshold = float(threshold)
+        self.score_kind = score_kind
         width = class_counts_width(num_classes, multilabel)
         self.register_state("class_counts", torch.zeros((3, width), dtype=torch.float64))
 
     def shared_statistic(self) -> Hashable:
         """The key of the `class_counts` statistic: equal for metrics whose updates are
-        identical (same task, classes, threshold and value checks), whatever they compute.
+        identical (same task, classes, threshold, value checks and score kind), whatever they
+        compute.
 
         Example:
             >>> from torchtally.metrics.classification._precision import PrecisionMetric
             >>> PrecisionMetric(3).shared_statistic()
-            ('class_counts', 'multiclass', 3, 0.5, True)
+            ('class_counts', 'multiclass', 3, 0.5, True, 'auto')
         """
-        return ("class_counts", self.task, self.num_classes, self.threshold, self.check_values)
+        return (
+            "class_counts",
+            self.task,
+            self.num_classes,
+            self.threshold,
+            self.check_values,
+            self.score_kind,
+        )
 
     def derives_from(self, statistic: Hashable) -> bool:
         """Multiclass counts follow from a confusion matrix over the same classes."""
         if self.task != "multiclass" or self.num_classes is None:
             return False
         return statistic == confusion_matrix_key(
-            self.num_classes, self.threshold, self.check_values
+            self.num_classes, self.threshold, self.check_values, self.score_kind
         )
 
     def load_derived(self, source: Metric) -> None:
@@ -110,11 +143,12 @@ class ClassCountsMetric(Metric):
         """Fold one batch into `class_counts` in place and count its data errors.
 
         Args:
-            labels: Class indices of any shape, 0/1 labels (binary) or `(..., C)` indicators
-                (multilabel).
-            predictions: Class indices or 0/1 shaped like `labels`, scores shaped like `labels`
-                (thresholded), or class scores with a trailing class dimension (argmax; move a
-                channel-first class dimension last with `movedim(1, -1)`).
+            labels: Integer class indices of any shape, 0/1 labels (binary) or `(..., C)`
+                indicators (multilabel); never floating (see the class docstring).
+            predictions: Class indices or 0/1 shaped like `labels`, probabilities or logits
+                shaped like `labels` (thresholded, see `score_kind`), or class scores with a
+                trailing class dimension (argmax; move a channel-first class dimension last
+                with `movedim(1, -1)`).
             weights: Optional weights shaped like `labels` (per sample for multilabel); 0
                 masks an element out.
         """
@@ -126,6 +160,7 @@ class ClassCountsMetric(Metric):
             threshold=self.threshold,
             weights=weights,
             out=self.class_counts,
+            score_kind=self.score_kind,
         )
         if self.check_values:
             self._record_errors(
@@ -156,6 +191,7 @@ class AveragedClassCountsMetric(ClassCountsMetric):
         threshold: float = 0.5,
         multilabel: bool = False,
         check_values: bool = True,
+        score_kind: str = "auto",
     ) -> None:
         check_choice("average_type", average_type, AVERAGE_TYPES)
         super().__init__(
@@ -164,6 +200,7 @@ class AveragedClassCountsMetric(ClassCountsMetric):
             threshold=threshold,
             name=name,
             check_values=check_values,
+            score_kind=score_kind,
         )
         self.average_type = average_type
         self.ignore_labels = self._ignored("ignore_labels", ignore_labels)
@@ -181,7 +218,14 @@ class PerClassOverlapMetric(ClassCountsMetric):
         *,
         threshold: float = 0.5,
         check_values: bool = True,
+        score_kind: str = "auto",
     ) -> None:
         check_int("num_classes", num_classes, 2)  # multiclass only: no binary default
-        super().__init__(num_classes, threshold=threshold, name=name, check_values=check_values)
+        super().__init__(
+            num_classes,
+            threshold=threshold,
+            name=name,
+            check_values=check_values,
+            score_kind=score_kind,
+        )
         self.ignore_classes = self._ignored("ignore_classes", ignore_classes)

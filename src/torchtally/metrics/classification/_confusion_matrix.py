@@ -14,6 +14,7 @@ from torchtally.functional.classification._confusion_matrix import (
     confusion_matrix_compute,
     confusion_matrix_update,
 )
+from torchtally.functional.classification._inputs import SCORE_KINDS
 from torchtally.functional.classification._valid_inputs import error_kinds, multiclass_errors
 from torchtally.metrics._base import Metric
 from torchtally.metrics.classification._class_counts import confusion_matrix_key
@@ -31,7 +32,9 @@ class ConfusionMatrixMetric(Metric):
         normalize: None (counts), "true" (each row sums to 1), "pred" (each column sums to 1)
             or "all"; a row/column/total that is 0 gives 0s, as scikit-learn.
         name: Metric name; defaults to "confusion_matrix".
-        threshold: Decision threshold for binary scores shaped like the labels.
+        threshold: Decision threshold for binary scores shaped like the labels (two classes).
+        score_kind: What such binary scores are: "auto" (logits when a batch has a score
+            outside [0, 1], else probabilities), "probabilities" or "logits".
         check_values: Count labels/predictions outside `[0, num_classes)`, non-finite scores
             and negative weights and raise them at compute.
 
@@ -52,9 +55,12 @@ class ConfusionMatrixMetric(Metric):
         *,
         threshold: float = 0.5,
         check_values: bool = True,
+        score_kind: str = "auto",
     ) -> None:
         check_int("num_classes", num_classes, 2)
         check_choice("normalize", normalize, NORMALIZE)
+        check_choice("score_kind", score_kind, SCORE_KINDS)
+        self.score_kind = score_kind
         super().__init__(name, check_values=check_values)
         self.num_classes = num_classes
         self.normalize = normalize
@@ -65,21 +71,25 @@ class ConfusionMatrixMetric(Metric):
         )
 
     def shared_statistic(self) -> Hashable:
-        """`("confusion_matrix", "multiclass", num_classes, threshold, check_values)`; the
-        multiclass class-count metrics derive from it.
+        """`("confusion_matrix", "multiclass", num_classes, threshold, check_values,
+        score_kind)`; the multiclass class-count metrics derive from it.
 
         Example:
             >>> ConfusionMatrixMetric(3).shared_statistic()
-            ('confusion_matrix', 'multiclass', 3, 0.5, True)
+            ('confusion_matrix', 'multiclass', 3, 0.5, True, 'auto')
         """
-        return confusion_matrix_key(self.num_classes, self.threshold, self.check_values)
+        return confusion_matrix_key(
+            self.num_classes, self.threshold, self.check_values, self.score_kind
+        )
 
     def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
         """Count one batch.
 
         Args:
-            labels: Integer class indices of any shape.
-            predictions: Indices shaped like `labels`, or scores with a trailing class dimension.
+            labels: Integer (or bool) class indices of any shape; floating labels raise (the
+                order is `(labels, predictions)`, TorchMetrics' is `(preds, target)`).
+            predictions: Indices shaped like `labels`, scores with a trailing class dimension,
+                or (two classes) binary scores shaped like `labels`.
             weights: Optional sample weights shaped like `labels`.
         """
         confusion_matrix_update(
@@ -89,6 +99,7 @@ class ConfusionMatrixMetric(Metric):
             threshold=self.threshold,
             weights=weights,
             out=self.confusion_matrix,
+            score_kind=self.score_kind,
         )
         if self.check_values:
             self._record_errors(*multiclass_errors(labels, predictions, self.num_classes, weights))

@@ -27,6 +27,7 @@ class _FBeta(AveragedClassCountsMetric):
         threshold: float,
         multilabel: bool,
         check_values: bool,
+        score_kind: str,
     ) -> None:
         self.beta = check_beta(beta)
         super().__init__(
@@ -37,6 +38,7 @@ class _FBeta(AveragedClassCountsMetric):
             threshold=threshold,
             multilabel=multilabel,
             check_values=check_values,
+            score_kind=score_kind,
         )
 
     def _fbeta(self) -> Tensor:
@@ -63,6 +65,8 @@ class FBetaScoreMetric(_FBeta):
         multilabel: Whether the inputs are multilabel indicators.
         check_values: Count invalid labels/predictions, non-finite scores and negative weights
             and raise them at compute.
+        score_kind: What floating scores shaped like the labels are: "auto" (logits when a
+            batch has a score outside [0, 1], else probabilities), "probabilities" or "logits".
 
     Example:
         >>> metric = FBetaScoreMetric(3, beta=2.0, average_type="macro", ignore_labels=[0])
@@ -87,6 +91,7 @@ class FBetaScoreMetric(_FBeta):
         threshold: float = 0.5,
         multilabel: bool = False,
         check_values: bool = True,
+        score_kind: str = "auto",
     ) -> None:
         super().__init__(
             num_classes,
@@ -97,6 +102,7 @@ class FBetaScoreMetric(_FBeta):
             threshold,
             multilabel,
             check_values,
+            score_kind,
         )
 
     def compute(self) -> Tensor:
@@ -116,6 +122,8 @@ class F1ScoreMetric(_FBeta):
         multilabel: Whether the inputs are multilabel indicators.
         check_values: Count invalid labels/predictions, non-finite scores and negative weights
             and raise them at compute.
+        score_kind: What floating scores shaped like the labels are: "auto" (logits when a
+            batch has a score outside [0, 1], else probabilities), "probabilities" or "logits".
 
     Example:
         >>> metric = F1ScoreMetric()
@@ -138,6 +146,7 @@ class F1ScoreMetric(_FBeta):
         threshold: float = 0.5,
         multilabel: bool = False,
         check_values: bool = True,
+        score_kind: str = "auto",
     ) -> None:
         super().__init__(
             num_classes,
@@ -148,6 +157,7 @@ class F1ScoreMetric(_FBeta):
             threshold,
             multilabel,
             check_values,
+            score_kind,
         )
 
     def compute(self) -> Tensor:

@@ -29,6 +29,8 @@ class MeanIOUMetric(PerClassOverlapMetric):
         threshold: Decision threshold for binary scores shaped like the labels.
         check_values: Count labels/predictions outside `[0, num_classes)`, non-finite scores
             and negative weights and raise them at compute.
+        score_kind: What floating scores shaped like the labels are: "auto" (logits when a
+            batch has a score outside [0, 1], else probabilities), "probabilities" or "logits".
 
     Example:
         >>> miou = MeanIOUMetric(2)

@@ -32,6 +32,8 @@ class MeanPerClassAccuracyMetric(ClassCountsMetric):
         threshold: Decision threshold for binary scores shaped like the labels.
         check_values: Count labels/predictions outside `[0, num_classes)`, non-finite scores
             and negative weights and raise them at compute.
+        score_kind: What floating scores shaped like the labels are: "auto" (logits when a
+            batch has a score outside [0, 1], else probabilities), "probabilities" or "logits".
 
     Example:
         >>> metric = MeanPerClassAccuracyMetric(3)
@@ -52,9 +54,16 @@ class MeanPerClassAccuracyMetric(ClassCountsMetric):
         *,
         threshold: float = 0.5,
         check_values: bool = True,
+        score_kind: str = "auto",
     ) -> None:
         check_int("num_classes", num_classes, 2)  # multiclass only: no binary default
-        super().__init__(num_classes, threshold=threshold, name=name, check_values=check_values)
+        super().__init__(
+            num_classes,
+            threshold=threshold,
+            name=name,
+            check_values=check_values,
+            score_kind=score_kind,
+        )
 
     def compute(self) -> Tensor:
         return mean_per_class_accuracy_compute(self.class_counts)

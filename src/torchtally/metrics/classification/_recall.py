@@ -38,6 +38,8 @@ class RecallMetric(AveragedClassCountsMetric):
         multilabel: Whether the inputs are multilabel indicators.
         check_values: Count invalid labels/predictions, non-finite scores and negative weights
             and raise them at compute.
+        score_kind: What floating scores shaped like the labels are: "auto" (logits when a
+            batch has a score outside [0, 1], else probabilities), "probabilities" or "logits".
 
     Example:
         >>> metric = RecallMetric(3, average_type="macro")

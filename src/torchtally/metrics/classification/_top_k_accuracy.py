@@ -46,7 +46,12 @@ class TopKAccuracyMetric(Metric):
     #: Whether a larger value is better (early stopping, best checkpoints).
     higher_is_better = True
 
-    error_kinds = ("labels outside [0, num_classes)", "non-finite predictions", "negative weights")
+    error_kinds = (
+        "labels outside [0, num_classes)",
+        "non-finite predictions",
+        "negative weights",
+        "NaN or infinite weights",
+    )
 
     def __init__(self, k: int, name: str | None = None, *, check_values: bool = True) -> None:
         check_int("k", k, 1)

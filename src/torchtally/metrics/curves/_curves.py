@@ -85,17 +85,19 @@ class _CurveMetric(Metric):
             self.capacity = None
             self._grid = tuple(grid.tolist())
             # A constant, the same on every rank: the "max" reduction leaves it unchanged.
-            self.register_state("thresholds", grid, persistent=True, reduction="max")
+            self.register_state("thresholds", grid, reduction="max")
             hist = torch.zeros(classes, 2, grid.shape[0] + 1, dtype=torch.float64)
-            self.register_state("histogram", hist, persistent=True)
+            self.register_state("histogram", hist)
         else:
             self.capacity = DEFAULT_CAPACITY if capacity is None else capacity
             self._grid = ()
             f64 = torch.float64
             cap = self.capacity
-            self.register_state("scores", torch.zeros(cap, classes, dtype=f64), True, "cat")
-            self.register_state("labels", torch.zeros(cap, classes, dtype=torch.int8), True, "cat")
-            self.register_state("weights", torch.zeros(cap, dtype=f64), True, "cat")
+            self.register_state("scores", torch.zeros(cap, classes, dtype=f64), reduction="cat")
+            self.register_state(
+                "labels", torch.zeros(cap, classes, dtype=torch.int8), reduction="cat"
+            )
+            self.register_state("weights", torch.zeros(cap, dtype=f64), reduction="cat")
 
     def shared_statistic(self) -> Hashable:
         """AP, PR curve and ROC of the same inputs and mode share one update."""

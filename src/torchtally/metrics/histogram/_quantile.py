@@ -72,7 +72,7 @@ class QuantileMetric(Metric):
             num_bins,
             levels,
         )
-        self.register_state("counts", torch.zeros(num_bins, dtype=torch.float64), persistent=True)
+        self.register_state("counts", torch.zeros(num_bins, dtype=torch.float64))
 
     @property
     def error_bound(self) -> float:

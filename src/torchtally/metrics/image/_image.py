@@ -55,10 +55,10 @@ class PSNRMetric(Metric):
         self.data_range = None if data_range is None else float(data_range)
         self.base = float(base)
         f64 = torch.float64
-        self.register_state("squared_error", torch.zeros((), dtype=f64), persistent=True)
-        self.register_state("count", torch.zeros((), dtype=f64), persistent=True)
-        self.register_state("low", torch.tensor(math.inf, dtype=f64), True, "min")
-        self.register_state("high", torch.tensor(-math.inf, dtype=f64), True, "max")
+        self.register_state("squared_error", torch.zeros((), dtype=f64))
+        self.register_state("count", torch.zeros((), dtype=f64))
+        self.register_state("low", torch.tensor(math.inf, dtype=f64), reduction="min")
+        self.register_state("high", torch.tensor(-math.inf, dtype=f64), reduction="max")
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add a batch of images (any shape; `preds` and `target` alike)."""
@@ -117,8 +117,8 @@ class SSIMMetric(Metric):
             raise ValueError(f"Argument `sigma` must be a number > 0. Received: sigma={sigma!r}")
         super().__init__(name, check_values=check_values)
         self.data_range, self.sigma, self.k1, self.k2 = float(data_range), float(sigma), k1, k2
-        self.register_state("similarity", torch.zeros((), dtype=torch.float64), persistent=True)
-        self.register_state("images", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("similarity", torch.zeros((), dtype=torch.float64))
+        self.register_state("images", torch.zeros((), dtype=torch.float64))
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add a batch of `(N, C, H, W)` images."""

@@ -38,8 +38,8 @@ class HammingScoreMetric(Metric):
     ) -> None:
         super().__init__(name, check_values=check_values)
         self.threshold = float(threshold)
-        self.register_state("correct", torch.zeros((), dtype=torch.float64), persistent=True)
-        self.register_state("total", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("correct", torch.zeros((), dtype=torch.float64))
+        self.register_state("total", torch.zeros((), dtype=torch.float64))
 
     def update(self, preds: Tensor, target: Tensor, weights: Tensor | None = None) -> None:
         """Add `(N, L)` scores and 0/1 labels, with optional `(N,)` sample weights."""

@@ -35,7 +35,11 @@ class _MeanErrorMetric(Metric):
     def _batch_stats(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]: ...
 
     def update(self, labels: Tensor, predictions: Tensor) -> None:
-        """Add one batch of targets and predictions (same shape)."""
+        """Add one batch of targets and predictions (same shape).
+
+        The order is `(labels, predictions)`, cstorch's (TorchMetrics' is `(preds, target)`).
+        Both are floating, so a swap cannot be detected: pass them by keyword when in doubt.
+        """
         error_sum, count = self._batch_stats(labels, predictions)
         if self.check_values:
             self._record_errors(count_nonfinite(labels), count_nonfinite(predictions))

@@ -58,7 +58,11 @@ class R2ScoreMetric(Metric):
         self.register_state("count", torch.zeros((), dtype=torch.float64))
 
     def update(self, labels: Tensor, predictions: Tensor) -> None:
-        """Add one batch of targets and predictions (same shape)."""
+        """Add one batch of targets and predictions (same shape).
+
+        The order is `(labels, predictions)`, cstorch's (TorchMetrics' is `(preds, target)`).
+        Both are floating, so a swap cannot be detected: pass them by keyword when in doubt.
+        """
         rows = labels.shape[0] if labels.dim() else 0
         expected = (rows,) if self.num_outputs == 1 else (rows, self.num_outputs)
         if tuple(labels.shape) != expected:

@@ -81,15 +81,17 @@ class _RetrievalMetric(Metric):
         self.adaptive_k = adaptive_k
         f64 = torch.float64
         if capacity is None:
-            self.register_state("total", torch.zeros((), dtype=f64), persistent=True)
-            self.register_state("weight", torch.zeros((), dtype=f64), persistent=True)
+            self.register_state("total", torch.zeros((), dtype=f64))
+            self.register_state("weight", torch.zeros((), dtype=f64))
             inf = torch.tensor(float("inf"), dtype=f64)
-            self.register_state("minimum", inf, persistent=True, reduction="min")
-            self.register_state("maximum", -inf, persistent=True, reduction="max")
+            self.register_state("minimum", inf, reduction="min")
+            self.register_state("maximum", -inf, reduction="max")
         else:
-            self.register_state("preds", torch.zeros(capacity, dtype=f64), True, "cat")
-            self.register_state("target", torch.zeros(capacity, dtype=f64), True, "cat")
-            self.register_state("indexes", torch.zeros(capacity, dtype=torch.int64), True, "cat")
+            self.register_state("preds", torch.zeros(capacity, dtype=f64), reduction="cat")
+            self.register_state("target", torch.zeros(capacity, dtype=f64), reduction="cat")
+            self.register_state(
+                "indexes", torch.zeros(capacity, dtype=torch.int64), reduction="cat"
+            )
 
     def update(
         self,

@@ -20,8 +20,8 @@ class _ErrorRate(Metric):
 
     def __init__(self, name: str | None = None) -> None:
         super().__init__(name)
-        self.register_state("errors", torch.zeros((), dtype=torch.float64), persistent=True)
-        self.register_state("total", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("errors", torch.zeros((), dtype=torch.float64))
+        self.register_state("total", torch.zeros((), dtype=torch.float64))
 
     def update(self, preds: str | Sequence[str], target: str | Sequence[str]) -> None:
         """Add predicted and reference strings (host work: not inside a traced step)."""

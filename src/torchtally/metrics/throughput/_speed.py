@@ -42,7 +42,7 @@ class IterationSpeedMetric(Metric):
         self._clock = time.perf_counter if clock is None else clock
         self._start = 0.0
         super().__init__(name)  # runs `reset`, which starts the clock
-        self.register_state("items", torch.zeros((), dtype=torch.float64), persistent=True)
+        self.register_state("items", torch.zeros((), dtype=torch.float64))
 
     def reset(self) -> None:
         super().reset()

@@ -166,7 +166,7 @@ class BootStrapper(Metric):
             registered = (
                 f"{_PREFIX}_{state.lstrip('_')}" if state != "_errors" else "_replica_errors"
             )
-            self._register(registered, stacked, True, reduction)
+            self._register(registered, stacked, False, reduction)
             self._names.append(state)
         object.__setattr__(self, "_update_call", _Method(metric, "update"))
         object.__setattr__(self, "_compute_call", _Method(metric, "compute"))
@@ -238,6 +238,11 @@ class BootStrapper(Metric):
             out["quantile"] = q[0] if isinstance(self.quantile, float) else q
         if self.report_raw:
             out["raw"] = values
+        # The statistics are taken at the replicas' precision; the values come back in the dtype
+        # the wrapped metric itself returns (cstorch metrics return float32).
+        result_dtype = self._template.result_dtype
+        if isinstance(result_dtype, torch.dtype):
+            out = {key: value.to(result_dtype) for key, value in out.items()}
         return out
 
     def check_errors(self) -> None:

@@ -64,9 +64,9 @@ class Running(Metric):
             initial = metric._defaults[state].reshape(tensor.shape)
             ring = initial.unsqueeze(0).repeat(window, *([1] * tensor.dim()))
             # The ring's slots combine over ranks slot by slot as the state they hold.
-            self._register(ring_name, ring, True, reduction)
+            self._register(ring_name, ring, False, reduction)
             # The state a fresh update starts from: a constant, so "max" keeps it on merges.
-            self._register(f"_initial_{state.lstrip('_')}", initial.clone(), True, "max")
+            self._register(f"_initial_{state.lstrip('_')}", initial.clone(), False, "max")
             self._names.append((state, ring_name, reduction))
         object.__setattr__(self, "_update_call", _Method(metric, "update"))
         object.__setattr__(self, "_compute_call", _Method(metric, "compute"))

@@ -18,7 +18,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_int
-from torchtally.optim._base import SCALAR_DTYPE
+from torchtally.optim._base import SCALAR_DTYPE, Optimizer
 from torchtally.optim.lr_scheduler._checks import check_rate
 
 __all__ = ["LRScheduler", "scheduler_device"]
@@ -74,6 +74,9 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
 
     #: The rate the schedule starts from; `ChainedScheduler` divides by it. Set by subclasses.
     initial_learning_rate: float
+    #: The parameter-group entry the schedule sets (cstorch's name): "lr" here,
+    #: "weight_decay" for the schedulers of `torchtally.optim.weight_decay_scheduler`.
+    param_group_key: str = "lr"
     last_epoch: Tensor  # type: ignore[assignment]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -154,6 +157,14 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
         """
         return self._last_lr
 
+    def get_last_value(self) -> list[float | Tensor]:
+        """cstorch's name of `get_last_lr()`: the values set by the latest `step()`.
+
+        Returns:
+            One 0-dim tensor per parameter group.
+        """
+        return self._last_lr
+
     def get_lr(self) -> list[float | Tensor]:
         """The rates at the current step count, one per parameter group.
 
@@ -227,13 +238,25 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
     def _apply_lr(self) -> None:
         lr = self._closed_form_checked()
         for group in self.optimizer.param_groups:
-            if not self.applies_to(group):
-                continue
-            if isinstance(group["lr"], Tensor):
-                group["lr"].copy_(lr)
-            else:
-                group["lr"] = float(lr)
+            if self.applies_to(group):
+                self._write(group, lr)
         self._last_lr = [lr for _ in self.optimizer.param_groups]
+
+    def _write(self, group: dict[str, Any], value: Tensor) -> None:
+        """Set `group[self.param_group_key]` to `value`: in place when it is a tensor, so a
+        compiled step that reads it sees the new value without recompiling."""
+        key = self.param_group_key
+        if key == "weight_decay" and isinstance(self.optimizer, Optimizer):
+            key = self.optimizer.weight_decay_key(group)
+        current = group.get(key)
+        if isinstance(current, Tensor):
+            current.copy_(value)
+        elif key == "lr":
+            group[key] = float(value)
+        else:
+            # The first scheduled write turns the Python number into the tensor that later
+            # steps update in place (an optimizer then applies it without reading it).
+            group[key] = value.detach().clone()
 
 
 def _tag_set(tags: Any) -> set[Any] | None:

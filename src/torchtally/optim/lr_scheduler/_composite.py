@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, final
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -15,7 +15,7 @@ __all__ = ["ChainedScheduler", "SequentialLR"]
 
 
 def _check_schedulers(
-    schedulers: Any, optimizer: torch.optim.Optimizer | None
+    schedulers: Any, optimizer: torch.optim.Optimizer | None, key: str
 ) -> tuple[list[LRScheduler], torch.optim.Optimizer]:
     """The schedulers as a list, and the one optimizer they all schedule."""
     if not isinstance(schedulers, (list, tuple)) or not schedulers:
@@ -28,6 +28,11 @@ def _check_schedulers(
             raise ValueError(
                 f"Argument `schedulers[{index}]` must be a torchtally LRScheduler (a closed "
                 f"form). Received: {type(scheduler).__name__}"
+            )
+        if scheduler.param_group_key != key:
+            raise ValueError(
+                f"Argument `schedulers[{index}]` must set the parameter groups' {key!r}, as "
+                f"this composite does. Received: a scheduler of {scheduler.param_group_key!r}"
             )
     optimizer = schedulers[0].optimizer if optimizer is None else optimizer
     for index, scheduler in enumerate(schedulers):
@@ -78,7 +83,6 @@ class _Composite(LRScheduler):
         super().load_state_dict(state_dict)
 
 
-@final
 class SequentialLR(_Composite):
     """One schedule after another, equal to torch's `SequentialLR`.
 
@@ -112,7 +116,7 @@ class SequentialLR(_Composite):
         milestones: Sequence[int],
         last_epoch: int = -1,
     ) -> None:
-        self._schedulers, _ = _check_schedulers(schedulers, optimizer)
+        self._schedulers, _ = _check_schedulers(schedulers, optimizer, self.param_group_key)
         self.milestones = check_milestones("milestones", milestones, strict=True)
         if len(self.milestones) != len(self._schedulers) - 1:
             raise ValueError(
@@ -136,7 +140,6 @@ class SequentialLR(_Composite):
         return lr
 
 
-@final
 class ChainedScheduler(_Composite):
     """Several schedules applied together: the first gives the rate, each other one scales it
     by its own rate over its initial rate. Every child steps with the chain.
@@ -165,7 +168,7 @@ class ChainedScheduler(_Composite):
         schedulers: Sequence[LRScheduler],
         optimizer: torch.optim.Optimizer | None = None,
     ) -> None:
-        self._schedulers, optimizer = _check_schedulers(schedulers, optimizer)
+        self._schedulers, optimizer = _check_schedulers(schedulers, optimizer, self.param_group_key)
         for index, scheduler in enumerate(self._schedulers[1:], start=1):
             start = getattr(scheduler, "initial_learning_rate", None)
             if not isinstance(start, (int, float)) or start <= 0:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import final
-
 import torch
 from torch import Tensor
 
@@ -13,7 +11,6 @@ from torchtally.optim.lr_scheduler._checks import check_rate
 __all__ = ["ConstantLR"]
 
 
-@final
 class ConstantLR(LRScheduler):
     """A constant learning rate (cstorch's `ConstantLR`).
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import final
 
 import torch
 from torch import Tensor
@@ -20,7 +19,6 @@ def _half_cosine(high: float, low: float, progress: Tensor) -> Tensor:
     return low + (high - low) * 0.5 * (1 + torch.cos(math.pi * progress))
 
 
-@final
 class CosineDecayLR(StartEndLR):
     """Cosine decay from `initial_learning_rate` to `end_learning_rate` over `total_iters`
     steps, then constant (cstorch's).
@@ -47,7 +45,6 @@ class CosineDecayLR(StartEndLR):
         return progress * diff + self.end_learning_rate
 
 
-@final
 class CosineAnnealingLR(LRScheduler):
     """Cosine annealing (Loshchilov & Hutter's SGDR without restarts), equal to torch's
     `CosineAnnealingLR`: `lr = eta_min + (initial - eta_min) * (1 + cos(pi * t / T_max)) / 2`.

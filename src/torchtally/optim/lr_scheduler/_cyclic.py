@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import final
 
 import torch
 from torch import Tensor
@@ -18,7 +17,6 @@ __all__ = ["CyclicLR"]
 _MODES = ("triangular", "triangular2", "exp_range")
 
 
-@final
 class CyclicLR(LRScheduler):
     """Cyclical learning rates (Smith, 2017), equal to torch's `CyclicLR` with
     `cycle_momentum=False` (momentum is not cycled).

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import final
-
 import torch
 from torch import Tensor
 
@@ -15,7 +13,6 @@ from torchtally.optim.lr_scheduler._checks import check_rate
 __all__ = ["ExponentialLR"]
 
 
-@final
 class ExponentialLR(LRScheduler):
     """Exponential decay, `lr = initial * decay_rate ** (t / total_iters)` (cstorch's).
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import final
-
 import torch
 from torch import Tensor
 
@@ -15,7 +13,6 @@ from torchtally.optim.lr_scheduler._checks import check_rate
 __all__ = ["InverseExponentialTimeDecayLR", "InverseSquareRootDecayLR"]
 
 
-@final
 class InverseExponentialTimeDecayLR(LRScheduler):
     """Inverse time decay, `lr = initial / (1 + decay_rate * t**step_exponent / total_iters)`
     (cstorch's; TensorFlow's `InverseTimeDecay` when `step_exponent` is 1).
@@ -61,7 +58,6 @@ class InverseExponentialTimeDecayLR(LRScheduler):
         return self.initial_learning_rate / (1 + self.decay_rate * ratio)
 
 
-@final
 class InverseSquareRootDecayLR(LRScheduler):
     """Inverse square-root decay, `lr = initial * scale / sqrt(max(t, warmup_steps))` (cstorch's;
     the schedule of "Attention Is All You Need" after its warmup).

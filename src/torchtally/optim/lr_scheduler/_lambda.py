@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import final
 
 import torch
 from torch import Tensor
@@ -16,7 +15,6 @@ from torchtally.optim.lr_scheduler._checks import check_rate
 __all__ = ["LambdaLR", "MultiplicativeLR"]
 
 
-@final
 class LambdaLR(LRScheduler):
     """`lr = initial_learning_rate * lr_lambda(t)`, equal to torch's `LambdaLR`.
 
@@ -58,7 +56,6 @@ class LambdaLR(LRScheduler):
         return self.initial_learning_rate * factor.to(SCALAR_DTYPE)
 
 
-@final
 class MultiplicativeLR(LRScheduler):
     """The rate multiplied by `coefficient` every step: `lr = initial * coefficient**t`.
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import final
 
 import torch
 from torch import Tensor
@@ -16,7 +15,6 @@ from torchtally.optim.lr_scheduler._checks import check_rate
 __all__ = ["OneCycleLR"]
 
 
-@final
 class OneCycleLR(LRScheduler):
     """The 1cycle policy (Smith & Topin, 2018), equal to torch's `OneCycleLR` with
     `cycle_momentum=False` and `div_factor = max_lr / initial_learning_rate`.

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import final
-
 import torch
 from torch import Tensor
 
@@ -23,7 +21,6 @@ def _polynomial(step: Tensor, initial: float, end: float, total_iters: int, powe
     return (initial - end) * (1 - progress) ** power + end
 
 
-@final
 class PolynomialLR(StartEndLR):
     """Polynomial decay from `initial_learning_rate` to `end_learning_rate` (cstorch's).
 
@@ -72,7 +69,6 @@ class PolynomialLR(StartEndLR):
         )
 
 
-@final
 class LinearLR(StartEndLR):
     """Linear change from `initial_learning_rate` to `end_learning_rate` over `total_iters`
     steps, then constant (cstorch's).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import final
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -12,7 +12,6 @@ from torchtally.optim.lr_scheduler._base import LRScheduler
 __all__ = ["ScalePerParamLR"]
 
 
-@final
 class ScalePerParamLR(LRScheduler):
     """Each parameter group gets `scheduler`'s rate times the group's `adjust_learning_rate`
     (or `adjust_val`; default 1.0), as `cstorch.optim.lr_scheduler.ScalePerParamLR`.
@@ -39,6 +38,11 @@ class ScalePerParamLR(LRScheduler):
             raise ValueError(
                 "Argument `scheduler` must be a torchtally LRScheduler. "
                 f"Received: scheduler={type(scheduler).__name__}"
+            )
+        if scheduler.param_group_key != self.param_group_key:
+            raise ValueError(
+                f"Argument `scheduler` must set the parameter groups' {self.param_group_key!r}, "
+                f"as this wrapper does. Received: a scheduler of {scheduler.param_group_key!r}"
             )
         if scheduler.optimizer is not optimizer:
             raise ValueError(
@@ -69,8 +73,16 @@ class ScalePerParamLR(LRScheduler):
     def _apply_lr(self) -> None:
         rates = self._scaled()
         for group, rate in zip(self.optimizer.param_groups, rates):
-            if isinstance(group["lr"], Tensor):
-                group["lr"].copy_(rate)
-            else:
-                group["lr"] = float(rate)
+            if self.applies_to(group):
+                self._write(group, rate)
         self._last_lr = list(rates)
+
+    def state_dict(self) -> dict[str, Any]:
+        """The step count and the wrapped schedule's state (under cstorch's key).
+
+        Returns:
+            `{"last_epoch": int, "_scheduler": {...}}`.
+        """
+        saved = super().state_dict()
+        saved["_scheduler"] = self.scheduler.state_dict()
+        return saved

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import final
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -17,7 +17,6 @@ from torchtally.optim.lr_scheduler._checks import check_milestones, check_rate
 __all__ = ["MultiStepLR", "PiecewiseConstantLR", "StepLR"]
 
 
-@final
 class StepLR(LRScheduler):
     """The rate multiplied by `gamma` every `step_size` steps, equal to torch's `StepLR`.
 
@@ -53,7 +52,6 @@ class StepLR(LRScheduler):
         return self.initial_learning_rate * self.gamma ** decays.to(SCALAR_DTYPE)
 
 
-@final
 class MultiStepLR(LRScheduler):
     """The rate multiplied by `gamma` at each milestone, equal to torch's `MultiStepLR`
     (a milestone listed twice decays twice).
@@ -100,7 +98,6 @@ class MultiStepLR(LRScheduler):
         return self.initial_learning_rate * self.gamma ** passed.to(SCALAR_DTYPE)
 
 
-@final
 class PiecewiseConstantLR(LRScheduler):
     """`learning_rates[i]` from `milestones[i - 1]` (inclusive) to `milestones[i]` (cstorch's).
 
@@ -145,3 +142,16 @@ class PiecewiseConstantLR(LRScheduler):
         passed = (self.last_epoch >= self._milestones).sum()
         # index_select, not `rates[passed]`: indexing with a 0-dim tensor reads it on the host.
         return self._rates.index_select(0, passed.reshape(1)).reshape(())
+
+    def state_dict(self) -> dict[str, Any]:
+        """The step count, with the per-segment counts cstorch keeps (it builds this schedule
+        from constant schedules in sequence), so that cstorch can load it.
+
+        Returns:
+            `{"last_epoch": int, "_schedulers": [{"last_epoch": int}, ...]}`.
+        """
+        saved = super().state_dict()
+        step = saved["last_epoch"]
+        starts = [0, *self.milestones]
+        saved["_schedulers"] = [{"last_epoch": max(0, step - start)} for start in starts]
+        return saved

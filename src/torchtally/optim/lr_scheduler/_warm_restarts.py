@@ -4,7 +4,6 @@ longer than the last (SGDR)."""
 from __future__ import annotations
 
 import math
-from typing import final
 
 import torch
 from torch import Tensor
@@ -16,7 +15,6 @@ from torchtally.optim.lr_scheduler._checks import check_rate
 __all__ = ["CosineAnnealingWarmRestarts"]
 
 
-@final
 class CosineAnnealingWarmRestarts(LRScheduler):
     """SGDR (Loshchilov & Hutter, 2017), equal to torch's `CosineAnnealingWarmRestarts`.
 
