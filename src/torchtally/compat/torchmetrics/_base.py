@@ -139,6 +139,31 @@ class Metric(_TallyMetric):
         self.check_errors()
         return self._value({k: v for k, v in batch.items() if not k.startswith("_")})
 
+    def persistent(self, mode: bool = False) -> Metric:
+        """Save the metric states in `state_dict()` (mode=True) or leave them out (the
+        default at construction, as in TorchMetrics: a model holding metrics saves and loads
+        its plain checkpoint). TorchMetrics' default `mode` is False here too."""
+        super().persistent(mode)
+        return self
+
+    def _load_from_state_dict(
+        self,
+        state_dict: Any,
+        prefix: str,
+        local_metadata: Any,
+        strict: bool,
+        missing_keys: list[str],
+        unexpected_keys: list[str],
+        error_msgs: list[str],
+    ) -> None:
+        # TorchMetrics loads a checkpoint without metric states into a persistent metric
+        # (its states keep their values); a strict load of a model holding ours does too.
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
+        states = {prefix + name for name in self._reductions}
+        missing_keys[:] = [key for key in missing_keys if key not in states]
+
     def clone(self, *args: Any, **kwargs: Any) -> Metric:
         """An independent deep copy (state included), as TorchMetrics' `clone`."""
         return copy.deepcopy(self)

@@ -70,7 +70,7 @@ class SumMetric(_Aggregator):
 
     def __init__(self, nan_strategy: str | float = "warn", **kwargs: Any) -> None:
         super().__init__(nan_strategy, **kwargs)
-        self.register_state("sum_value", torch.zeros((), dtype=torch.float64), True, "sum")
+        self.register_state("sum_value", torch.zeros((), dtype=torch.float64), False, "sum")
 
     def _batch(self, value: Any) -> dict[str, Tensor]:
         value, weight, nan = self._clean(value)
@@ -86,8 +86,8 @@ class MeanMetric(_Aggregator):
 
     def __init__(self, nan_strategy: str | float = "warn", **kwargs: Any) -> None:
         super().__init__(nan_strategy, **kwargs)
-        self.register_state("mean_value", torch.zeros((), dtype=torch.float64), True, "sum")
-        self.register_state("weight", torch.zeros((), dtype=torch.float64), True, "sum")
+        self.register_state("mean_value", torch.zeros((), dtype=torch.float64), False, "sum")
+        self.register_state("weight", torch.zeros((), dtype=torch.float64), False, "sum")
 
     def _batch(self, value: Any, weight: Any = 1.0) -> dict[str, Tensor]:
         value, weights, nan = self._clean(value, weight)
@@ -107,7 +107,7 @@ class _Extreme(_Aggregator):
         self.register_state(
             "value",
             torch.full((), start, dtype=torch.float64),
-            True,
+            False,
             self.reduction,  # type: ignore[arg-type]
         )
 
@@ -150,8 +150,8 @@ class RunningMean(_Aggregator):
             )
         super().__init__(nan_strategy, **kwargs)
         self.window = window
-        self.register_state("sums", torch.zeros(window, dtype=torch.float64), True, "sum")
-        self.register_state("weights", torch.zeros(window, dtype=torch.float64), True, "sum")
+        self.register_state("sums", torch.zeros(window, dtype=torch.float64), False, "sum")
+        self.register_state("weights", torch.zeros(window, dtype=torch.float64), False, "sum")
 
     def _batch(self, value: Any) -> dict[str, Tensor]:
         value, weight, nan = self._clean(value)

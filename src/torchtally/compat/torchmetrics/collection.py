@@ -79,6 +79,12 @@ class MetricCollection(nn.Module):
     def reset(self) -> None:
         self._inner.reset()
 
+    def persistent(self, mode: bool = True) -> None:
+        """Save every metric's states in `state_dict()` (mode=True) or leave them out
+        (TorchMetrics' collection defaults `mode` to True; its metrics start non-persistent)."""
+        for metric in self.values():
+            metric.persistent(mode)
+
     def clone(self, prefix: str | None = None, postfix: str | None = None) -> MetricCollection:
         """A deep copy with a new prefix/postfix (state kept, as TorchMetrics' clone)."""
         twin = copy.deepcopy(self)

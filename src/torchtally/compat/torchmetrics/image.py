@@ -72,8 +72,8 @@ class PeakSignalNoiseRatio(Metric):
         self.clamp = span if isinstance(span, tuple) else None
         self.data_range: float = span[1] - span[0] if isinstance(span, tuple) else span
         self.base = base
-        self.register_state("sum_squared_error", torch.zeros((), dtype=torch.float64), True, "sum")
-        self.register_state("total", torch.zeros((), dtype=torch.float64), True, "sum")
+        self.register_state("sum_squared_error", torch.zeros((), dtype=torch.float64), False, "sum")
+        self.register_state("total", torch.zeros((), dtype=torch.float64), False, "sum")
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         if self.clamp is not None:
@@ -129,8 +129,8 @@ class StructuralSimilarityIndexMeasure(Metric):
         self.reduction = reduction
         self.clamp = span if isinstance(span, tuple) else None
         self.data_range = span[1] - span[0] if isinstance(span, tuple) else span
-        self.register_state("similarity", torch.zeros((), dtype=torch.float64), True, "sum")
-        self.register_state("total", torch.zeros((), dtype=torch.float64), True, "sum")
+        self.register_state("similarity", torch.zeros((), dtype=torch.float64), False, "sum")
+        self.register_state("total", torch.zeros((), dtype=torch.float64), False, "sum")
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         if not isinstance(preds, Tensor) or not isinstance(target, Tensor) or preds.dim() != 4:

@@ -93,7 +93,7 @@ class _SumsMetric(Metric):
 
     def _register_sums(self, shapes: Mapping[str, tuple[int, ...]]) -> None:
         for name, shape in shapes.items():
-            self.register_state(name, torch.zeros(shape, dtype=torch.float64), True, "sum")
+            self.register_state(name, torch.zeros(shape, dtype=torch.float64), False, "sum")
 
 
 class MeanSquaredError(_SumsMetric):
@@ -434,9 +434,9 @@ class SpearmanCorrCoef(Metric):
         self.capacity = _check_outputs("capacity", capacity)
         super().__init__(**kwargs)
         shape = (capacity, num_outputs)
-        self.register_state("preds", torch.zeros(shape, dtype=torch.float64), True, "cat")
-        self.register_state("target", torch.zeros(shape, dtype=torch.float64), True, "cat")
-        self.register_state("valid", torch.zeros(capacity, dtype=torch.bool), True, "cat")
+        self.register_state("preds", torch.zeros(shape, dtype=torch.float64), False, "cat")
+        self.register_state("target", torch.zeros(shape, dtype=torch.float64), False, "cat")
+        self.register_state("valid", torch.zeros(capacity, dtype=torch.bool), False, "cat")
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         _check_pair(preds, target)

@@ -83,10 +83,10 @@ class _Retrieval(Metric):
         self.empty_target_action, self.ignore_index = empty_target_action, ignore_index
         self.top_k, self.aggregation, self.adaptive_k = top_k, aggregation, adaptive_k
         self.capacity = capacity
-        self.register_state("preds", torch.zeros(capacity, dtype=torch.float64), True, "cat")
-        self.register_state("target", torch.zeros(capacity, dtype=torch.float64), True, "cat")
-        self.register_state("indexes", torch.zeros(capacity, dtype=torch.int64), True, "cat")
-        self.register_state("valid", torch.zeros(capacity, dtype=torch.bool), True, "cat")
+        self.register_state("preds", torch.zeros(capacity, dtype=torch.float64), False, "cat")
+        self.register_state("target", torch.zeros(capacity, dtype=torch.float64), False, "cat")
+        self.register_state("indexes", torch.zeros(capacity, dtype=torch.int64), False, "cat")
+        self.register_state("valid", torch.zeros(capacity, dtype=torch.bool), False, "cat")
 
     def _batch(self, preds: Tensor, target: Tensor, indexes: Tensor) -> dict[str, Tensor]:
         for name, value in (("preds", preds), ("target", target), ("indexes", indexes)):

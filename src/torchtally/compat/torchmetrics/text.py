@@ -35,8 +35,8 @@ class Perplexity(Metric):
             )
         super().__init__(**kwargs)
         self.ignore_index = ignore_index
-        self.register_state("total_log_probs", torch.zeros((), dtype=torch.float64), True, "sum")
-        self.register_state("count", torch.zeros((), dtype=torch.float64), True, "sum")
+        self.register_state("total_log_probs", torch.zeros((), dtype=torch.float64), False, "sum")
+        self.register_state("count", torch.zeros((), dtype=torch.float64), False, "sum")
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         if not isinstance(preds, Tensor) or preds.dim() != 3 or not preds.is_floating_point():
@@ -84,8 +84,8 @@ class _ErrorRate(Metric):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.register_state("errors", torch.zeros((), dtype=torch.float64), True, "sum")
-        self.register_state("total", torch.zeros((), dtype=torch.float64), True, "sum")
+        self.register_state("errors", torch.zeros((), dtype=torch.float64), False, "sum")
+        self.register_state("total", torch.zeros((), dtype=torch.float64), False, "sum")
 
     def _batch(self, preds: str | list[str], target: str | list[str]) -> dict[str, Tensor]:
         if tracing(self.errors):

@@ -132,16 +132,16 @@ class _Curve(Metric):
             self.register_buffer("thresholds", None, persistent=False)
             cap = self.capacity
             self.register_state(
-                "scores", torch.zeros(cap, columns, dtype=torch.float64), True, "cat"
+                "scores", torch.zeros(cap, columns, dtype=torch.float64), False, "cat"
             )
-            self.register_state("labels", torch.zeros(cap, columns, dtype=torch.int8), True, "cat")
-            self.register_state("valid", torch.zeros(cap, columns, dtype=torch.bool), True, "cat")
+            self.register_state("labels", torch.zeros(cap, columns, dtype=torch.int8), False, "cat")
+            self.register_state("valid", torch.zeros(cap, columns, dtype=torch.bool), False, "cat")
         else:
             self.capacity = None
             # The grid is configuration, not state: a buffer so it moves with the metric.
             self.register_buffer("thresholds", grid, persistent=False)
             self.register_state(
-                "confmat", torch.zeros(grid.numel(), columns, 2, 2, dtype=torch.int64), True, "sum"
+                "confmat", torch.zeros(grid.numel(), columns, 2, 2, dtype=torch.int64), False, "sum"
             )
 
     @property
