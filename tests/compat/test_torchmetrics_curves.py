@@ -63,3 +63,16 @@ def test_exact_state_holds_only_counted_rows_as_valid() -> None:
     metric.update(torch.tensor([0.2, 0.7, 0.9]), torch.tensor([0, -1, 1]))
     assert metric.valid[:3, 0].tolist() == [True, False, True]
     assert float(metric.compute()) == 1.0
+
+
+def test_exact_curves_come_in_torchmetrics_dtype() -> None:
+    g = torch.Generator().manual_seed(5)
+    preds, target = torch.rand(40, generator=g), torch.randint(0, 2, (40,), generator=g)
+    for name in ("BinaryROC", "BinaryPrecisionRecallCurve"):
+        ours, theirs = getattr(classification, name)(), getattr(tmc, name)()
+        ours.update(preds, target)
+        theirs.update(preds, target)
+        mine, other = ours.compute(), theirs.compute()
+        assert [t.dtype for t in mine] == [t.dtype for t in other] == [torch.float32] * 3
+        for a, b in zip(mine, other, strict=True):
+            torch.testing.assert_close(a, b)
