@@ -48,6 +48,13 @@ SAME_NAMES = {
     "CharErrorRate",
     "BinaryAUROC",
     "BinaryAveragePrecision",
+    "MeanSquaredLogError",
+    "LogCoshError",
+    "WeightedMeanAbsolutePercentageError",
+    "RelativeSquaredError",
+    "MinkowskiDistance",
+    "TweedieDevianceScore",
+    "CriticalSuccessIndex",
 }
 #: Bookkeeping saved with the states (so a resumed evaluation still raises earlier data errors).
 BOOKKEEPING = {"_errors", "_num_updates"}

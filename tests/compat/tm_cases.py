@@ -858,3 +858,80 @@ def spearman_cases() -> list[Case]:
 
 
 CASES += spearman_cases()
+
+
+def more_regression_cases() -> list[Case]:
+    """TorchMetrics' other regression metrics (adapter maths in compat) and RunningSum."""
+    import torchmetrics.aggregation as tma
+    import torchmetrics.regression as tmr
+
+    from torchtally.compat.torchmetrics import aggregation as our_agg
+    from torchtally.compat.torchmetrics import regression as our_reg
+
+    cases: list[Case] = []
+
+    def add(name: str, label: str, kwargs: dict[str, Any], batches: Any) -> None:
+        cases.append(Case(f"{name}[{label}|{kwargs}]", name, kwargs, batches, our_reg, tmr))
+
+    flat, wide, nd = (16,), (16, 3), (4, 3, 2)
+    add("MeanSquaredLogError", "positive", {}, _regression_batches(flat, "positive"))
+    add("MeanSquaredLogError", "nd", {}, _regression_batches(nd, "positive"))
+    add("LogCoshError", "1d", {}, _regression_batches(flat))
+    add("LogCoshError", "2d", {"num_outputs": 3}, _regression_batches(wide))
+    add("WeightedMeanAbsolutePercentageError", "1d", {}, _regression_batches(flat))
+    add("WeightedMeanAbsolutePercentageError", "nd", {}, _regression_batches(nd))
+    for squared in (True, False):
+        add("RelativeSquaredError", "1d", {"squared": squared}, _regression_batches(flat))
+        add(
+            "RelativeSquaredError",
+            "2d",
+            {"squared": squared, "num_outputs": 3},
+            _regression_batches(wide),
+        )
+    for p in (1, 2, 3.5):
+        add("MinkowskiDistance", "1d", {"p": p}, _regression_batches(flat))
+        add("MinkowskiDistance", "nd", {"p": p}, _regression_batches(nd))
+    for power in (0.0, 1.0, 1.5, 2.0, 3.0, -1.0):
+        add(
+            "TweedieDevianceScore",
+            "positive",
+            {"power": power},
+            _regression_batches(flat, "positive"),
+        )
+    add("TweedieDevianceScore", "normal", {"power": 0.0}, _regression_batches(nd))
+    add("ConcordanceCorrCoef", "1d", {}, _regression_batches(flat))
+    add("ConcordanceCorrCoef", "2d", {"num_outputs": 3}, _regression_batches(wide))
+    for threshold in (0.0, 0.5, 10.0):  # 10: no hits, misses or false alarms at all
+        add("CriticalSuccessIndex", "1d", {"threshold": threshold}, _regression_batches(flat))
+        add("CriticalSuccessIndex", "nd", {"threshold": threshold}, _regression_batches(nd))
+    for normalization in ("mean", "range", "std", "l2"):
+        add(
+            "NormalizedRootMeanSquaredError",
+            "1d",
+            {"normalization": normalization},
+            _regression_batches(flat, "positive"),
+        )
+        add(
+            "NormalizedRootMeanSquaredError",
+            "2d",
+            {"normalization": normalization, "num_outputs": 3},
+            _regression_batches(wide, "positive"),
+        )
+    for kind in ("plain", "nan"):
+        strategies = ("ignore", "disable", 0.0) if kind == "nan" else ("warn",)
+        for strategy in strategies:
+            kwargs: dict[str, Any] = {"nan_strategy": strategy, "window": 3}
+            cases.append(
+                Case(
+                    f"RunningSum[{kind}|{kwargs}]",
+                    "RunningSum",
+                    kwargs,
+                    _aggregation_batches(kind),
+                    our_agg,
+                    tma,
+                )
+            )
+    return cases
+
+
+CASES += more_regression_cases()

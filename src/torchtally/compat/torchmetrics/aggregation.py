@@ -15,7 +15,7 @@ from torch import Tensor
 
 from torchtally.compat.torchmetrics._base import Metric, _Batch
 
-__all__ = ["MaxMetric", "MeanMetric", "MinMetric", "RunningMean", "SumMetric"]
+__all__ = ["MaxMetric", "MeanMetric", "MinMetric", "RunningMean", "RunningSum", "SumMetric"]
 
 _STRATEGIES = ("error", "warn", "ignore", "disable")
 
@@ -176,3 +176,18 @@ class RunningMean(_Aggregator):
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return (state["sums"].sum() / state["weights"].sum()).to(torch.get_default_dtype())
+
+
+class RunningSum(RunningMean):
+    """TorchMetrics' `RunningSum`: the sum over the last `window` updates (the same
+    preallocated ring as `RunningMean`)."""
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Update, and return the sum of this batch alone (as TorchMetrics' RunningSum)."""
+        batch = _Batch(self._batch(*args, **kwargs))
+        self.update(batch)
+        self.check_errors()
+        return batch["sums"].reshape(()).to(torch.get_default_dtype())
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return state["sums"].sum().to(torch.get_default_dtype())
