@@ -158,22 +158,38 @@ class _Curve(Metric):
         if self.thresholds is None:
             batch = {"scores": scores.double(), "labels": labels.to(torch.int8), "valid": counted}
         else:
-            grid = self.thresholds.to(scores.dtype)
-            count, columns = grid.numel(), scores.shape[1]
-            device = scores.device
-            index = (
-                (scores.unsqueeze(-1) >= grid).long()
-                + 2 * labels.unsqueeze(-1)
-                + 4 * torch.arange(columns, device=device).view(1, -1, 1)
-                + 4 * columns * torch.arange(count, device=device)
-            )
-            weight = counted.long().unsqueeze(-1).expand_as(index)
-            confmat = torch.zeros(count * columns * 4, dtype=torch.int64, device=device)
-            confmat.index_add_(0, index.reshape(-1), weight.reshape(-1))
-            batch = {"confmat": confmat.view(count, columns, 2, 2)}
+            batch = {"confmat": self._binned_confmat(scores, labels, counted)}
         if self.validate_args:
             batch["_errors"] = invalid.reshape(1)
         return batch
+
+    def _binned_confmat(self, scores: Tensor, labels: Tensor, counted: Tensor) -> Tensor:
+        """`(T, K, 2, 2)` counts of `(label, score >= threshold)` per threshold and column.
+
+        Each score is bucketed once by the number of (sorted) thresholds at or below it, one
+        `index_add_` over `M * K` cells (not `M * K * T` comparisons); a reversed cumulative
+        sum over the buckets then gives, per threshold, the scores at or above it.
+        """
+        assert self.thresholds is not None
+        grid = self.thresholds.to(device=scores.device, dtype=scores.dtype)
+        count, columns = grid.numel(), scores.shape[1]
+        ordered, order = grid.sort()
+        bucket = torch.searchsorted(ordered, scores.contiguous(), right=True)  # 0..T
+        cell = 2 * torch.arange(columns, device=scores.device).view(1, -1) + labels
+        histogram = torch.zeros(columns * 2 * (count + 1), dtype=torch.int64, device=scores.device)
+        histogram.index_add_(
+            0, (cell * (count + 1) + bucket).reshape(-1), counted.long().reshape(-1)
+        )
+        histogram = histogram.view(columns, 2, count + 1)
+        # at_or_above[..., t]: scores in buckets t + 1 .. T, i.e. >= the t-th smallest threshold
+        at_or_above = histogram.flip(-1).cumsum(-1).flip(-1)[..., 1:]
+        below = histogram.sum(-1, keepdim=True) - at_or_above
+        confmat = torch.stack([below, at_or_above], dim=-1)  # (K, 2, T, 2)
+        confmat = confmat.permute(2, 0, 1, 3)  # (T sorted, K, label, predicted)
+        inverse = torch.empty_like(order).scatter_(
+            0, order, torch.arange(count, device=order.device)
+        )
+        return confmat.index_select(0, inverse).contiguous()
 
     def check_errors(self) -> None:
         """Raise for invalid targets, then (exact mode) for samples past the capacity."""
