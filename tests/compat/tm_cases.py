@@ -118,6 +118,7 @@ STAT_METRICS = (
     "Specificity",
     "HammingDistance",
     "StatScores",
+    "NegativePredictiveValue",
 )
 ZERO_DIVISION = ("Precision", "Recall", "F1Score", "FBetaScore")
 
@@ -243,6 +244,7 @@ def degenerate_cases() -> list[Case]:
             "JaccardIndex",
             "CohenKappa",
             "Specificity",
+            "NegativePredictiveValue",
         ):
             kwargs: dict[str, Any] = {}
             for zero_division in (0, 1) if name in ("Precision", "Recall", "F1Score") else (None,):
@@ -935,3 +937,4 @@ def more_regression_cases() -> list[Case]:
 
 
 CASES += more_regression_cases()
+

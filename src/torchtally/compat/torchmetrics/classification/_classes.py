@@ -51,6 +51,7 @@ __all__ = [
     "BinaryHammingDistance",
     "BinaryJaccardIndex",
     "BinaryMatthewsCorrCoef",
+    "BinaryNegativePredictiveValue",
     "BinaryPrecision",
     "BinaryRecall",
     "BinarySpecificity",
@@ -73,6 +74,7 @@ __all__ = [
     "MulticlassHammingDistance",
     "MulticlassJaccardIndex",
     "MulticlassMatthewsCorrCoef",
+    "MulticlassNegativePredictiveValue",
     "MulticlassPrecision",
     "MulticlassRecall",
     "MulticlassSpecificity",
@@ -85,10 +87,12 @@ __all__ = [
     "MultilabelHammingDistance",
     "MultilabelJaccardIndex",
     "MultilabelMatthewsCorrCoef",
+    "MultilabelNegativePredictiveValue",
     "MultilabelPrecision",
     "MultilabelRecall",
     "MultilabelSpecificity",
     "MultilabelStatScores",
+    "NegativePredictiveValue",
     "Precision",
     "PrecisionRecallCurve",
     "Recall",
@@ -572,6 +576,86 @@ class MultilabelSpecificity(StatReduction):
 
     task = "multilabel"
     kind = "specificity"
+
+    def __init__(
+        self,
+        num_labels: int,
+        threshold: float = 0.5,
+        average: str | None = "macro",
+        multidim_average: str = "global",
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            num_classes=num_labels,
+            threshold=threshold,
+            average=average,
+            multidim_average=multidim_average,
+            ignore_index=ignore_index,
+            validate_args=validate_args,
+            **kwargs,
+        )
+
+
+class BinaryNegativePredictiveValue(StatReduction):
+    """TorchMetrics' `BinaryNegativePredictiveValue` (tn / (tn + fn)) over one preallocated
+    confusion-matrix state."""
+
+    task = "binary"
+    kind = "npv"
+
+    def __init__(
+        self,
+        threshold: float = 0.5,
+        multidim_average: str = "global",
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            threshold=threshold,
+            multidim_average=multidim_average,
+            ignore_index=ignore_index,
+            validate_args=validate_args,
+            **kwargs,
+        )
+
+
+class MulticlassNegativePredictiveValue(StatReduction):
+    """TorchMetrics' `MulticlassNegativePredictiveValue` (tn / (tn + fn)) over one preallocated
+    confusion-matrix state."""
+
+    task = "multiclass"
+    kind = "npv"
+
+    def __init__(
+        self,
+        num_classes: int | None = None,
+        top_k: int = 1,
+        average: str | None = "macro",
+        multidim_average: str = "global",
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            num_classes=num_classes,
+            top_k=top_k,
+            average=average,
+            multidim_average=multidim_average,
+            ignore_index=ignore_index,
+            validate_args=validate_args,
+            **kwargs,
+        )
+
+
+class MultilabelNegativePredictiveValue(StatReduction):
+    """TorchMetrics' `MultilabelNegativePredictiveValue` (tn / (tn + fn)) over one preallocated
+    confusion-matrix state."""
+
+    task = "multilabel"
+    kind = "npv"
 
     def __init__(
         self,
@@ -1250,6 +1334,40 @@ class Specificity(_TaskFacade):
     ) -> Any:
         return _build(
             "Specificity",
+            task,
+            dict(
+                threshold=threshold,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                average=average,
+                multidim_average=multidim_average,
+                top_k=top_k,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class NegativePredictiveValue(_TaskFacade):
+    """TorchMetrics' `NegativePredictiveValue(task=...)`: builds the Binary/Multiclass/Multilabel
+    class."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        task: str,
+        threshold: float = 0.5,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        average: str | None = "micro",
+        multidim_average: str | None = "global",
+        top_k: int | None = 1,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "NegativePredictiveValue",
             task,
             dict(
                 threshold=threshold,
