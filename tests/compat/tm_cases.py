@@ -938,3 +938,42 @@ def more_regression_cases() -> list[Case]:
 
 CASES += more_regression_cases()
 
+
+def _ranking_batches(kind: str, ignore: int | None) -> Callable[[torch.Generator], list[Batch]]:
+    def make(g: torch.Generator) -> list[Batch]:
+        out = []
+        for step in range(3):
+            shape = (N, L, 3) if kind == "nchw" else (N, L)
+            target = torch.randint(0, 2, shape, generator=g)
+            if kind == "edge" and step == 0:  # rows with no and with every label relevant
+                target[: N // 2] = 0
+                target[N // 2 :] = 1
+            scores = torch.randn(shape, generator=g)
+            preds = scores * 2 if kind == "logits" else scores.sigmoid()
+            out.append((preds, _pad(target, ignore, g)))
+        return out
+
+    return make
+
+
+def ranking_cases() -> list[Case]:
+    cases = []
+    for name in (
+        "MultilabelCoverageError",
+        "MultilabelRankingAveragePrecision",
+        "MultilabelRankingLoss",
+    ):
+        for kind, ignore in itertools.product(("probs", "logits", "nchw", "edge"), (None, -1)):
+            kwargs: dict[str, Any] = {"num_labels": L, "ignore_index": ignore}
+            cases.append(
+                Case(
+                    f"{name}[{kind}|ignore_index={ignore}]",
+                    name,
+                    kwargs,
+                    _ranking_batches(kind, ignore),
+                )
+            )
+    return cases
+
+
+CASES += ranking_cases()

@@ -20,6 +20,11 @@ from torchtally.compat.torchmetrics.classification._curves import (
     MultilabelPrecisionRecallCurve,
     MultilabelROC,
 )
+from torchtally.compat.torchmetrics.classification._ranking import (
+    MultilabelCoverageError,
+    MultilabelRankingAveragePrecision,
+    MultilabelRankingLoss,
+)
 
 __all__ = [
     *_classes_all,
@@ -37,4 +42,7 @@ __all__ = [
     "MultilabelROC",
     "MulticlassPrecisionRecallCurve",
     "MulticlassROC",
+    "MultilabelCoverageError",
+    "MultilabelRankingAveragePrecision",
+    "MultilabelRankingLoss",
 ]
