@@ -977,3 +977,34 @@ def ranking_cases() -> list[Case]:
 
 
 CASES += ranking_cases()
+
+
+def hinge_cases() -> list[Case]:
+    import torchmetrics as tm_top
+
+    from torchtally.compat import torchmetrics as ours_top
+
+    cases = []
+    for squared in (False, True):
+        for kind, ignore in itertools.product(("probs", "logits", "multidim"), IGNORES["binary"]):
+            kwargs: dict[str, Any] = {"squared": squared, "ignore_index": ignore}
+            cases.append(_case("HingeLoss", "binary", kind, **kwargs))
+        for mode in ("crammer-singer", "one-vs-all"):
+            for kind, ignore in itertools.product(FLOAT_KINDS, IGNORES["multiclass"]):
+                kwargs = {"squared": squared, "multiclass_mode": mode, "ignore_index": ignore}
+                cases.append(_case("HingeLoss", "multiclass", kind, num_classes=C, **kwargs))
+    for task in ("binary", "multiclass"):
+        cases.append(
+            Case(
+                f"HingeLoss(task={task})",
+                "HingeLoss",
+                {"task": task, "num_classes": C},
+                _batches(task, "logits", None),
+                ours_top,
+                tm_top,
+            )
+        )
+    return cases
+
+
+CASES += hinge_cases()

@@ -20,6 +20,10 @@ from torchtally.compat.torchmetrics.classification._curves import (
     MultilabelPrecisionRecallCurve,
     MultilabelROC,
 )
+from torchtally.compat.torchmetrics.classification._hinge import (
+    BinaryHingeLoss,
+    MulticlassHingeLoss,
+)
 from torchtally.compat.torchmetrics.classification._ranking import (
     MultilabelCoverageError,
     MultilabelRankingAveragePrecision,
@@ -45,4 +49,6 @@ __all__ = [
     "MultilabelCoverageError",
     "MultilabelRankingAveragePrecision",
     "MultilabelRankingLoss",
+    "BinaryHingeLoss",
+    "MulticlassHingeLoss",
 ]

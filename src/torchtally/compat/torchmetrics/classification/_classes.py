@@ -28,6 +28,10 @@ from torchtally.compat.torchmetrics.classification._curves import (  # noqa: F40
     MultilabelPrecisionRecallCurve,
     MultilabelROC,
 )
+from torchtally.compat.torchmetrics.classification._hinge import (  # noqa: F401  (for _build)
+    BinaryHingeLoss,
+    MulticlassHingeLoss,
+)
 from torchtally.compat.torchmetrics.classification._stat_family import (
     CohenKappaBase,
     ConfusionMatrixBase,
@@ -63,6 +67,7 @@ __all__ = [
     "F1Score",
     "FBetaScore",
     "HammingDistance",
+    "HingeLoss",
     "JaccardIndex",
     "MatthewsCorrCoef",
     "MulticlassAccuracy",
@@ -1732,6 +1737,33 @@ class CalibrationError(_TaskFacade):
                 n_bins=n_bins,
                 norm=norm,
                 num_classes=num_classes,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class HingeLoss(_TaskFacade):
+    """TorchMetrics' `HingeLoss(task=...)` (binary or multiclass)."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        task: str,
+        num_classes: int | None = None,
+        squared: bool = False,
+        multiclass_mode: str | None = "crammer-singer",
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "HingeLoss",
+            task,
+            dict(
+                num_classes=num_classes,
+                squared=squared,
+                multiclass_mode=multiclass_mode,
                 ignore_index=ignore_index,
                 validate_args=validate_args,
             ),

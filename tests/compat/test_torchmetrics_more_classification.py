@@ -1,0 +1,71 @@
+"""Argument and data errors of the hinge-loss and multilabel-ranking adapters (their values are
+in the oracle registry, tests/compat/tm_cases.py)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from torchtally._errors import MetricValueError
+from torchtally.compat import torchmetrics as ttm
+from torchtally.compat.torchmetrics import classification
+from torchtally.testing import assert_traceable
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: classification.BinaryHingeLoss(squared=1), r"Argument `squared` must be a bool"),
+        (
+            lambda: classification.MulticlassHingeLoss(3, multiclass_mode="ovr"),
+            r"Argument `multiclass_mode` must be one of",
+        ),
+        (lambda: classification.MulticlassHingeLoss(1), r"Argument `num_classes` must be"),
+        (lambda: ttm.HingeLoss(task="multilabel"), r"HingeLoss has no 'multilabel' variant"),
+        (lambda: classification.MultilabelRankingLoss(1), r"Argument `num_labels` must be"),
+        (
+            lambda: classification.MultilabelCoverageError(3, ignore_index=0.5),
+            r"Argument `ignore_index` must be None or an integer",
+        ),
+    ],
+)
+def test_bad_arguments_name_the_argument(build: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        build()  # type: ignore[operator]
+
+
+def test_integer_scores_are_refused_naming_the_order() -> None:
+    with pytest.raises(ValueError, match=r"update\(preds, target\)"):
+        classification.BinaryHingeLoss().update(torch.tensor([0, 1]), torch.tensor([0.0, 1.0]))
+    with pytest.raises(ValueError, match=r"update\(preds, target\)"):
+        classification.MultilabelRankingLoss(3).update(
+            torch.randint(0, 2, (4, 3)), torch.rand(4, 3)
+        )
+
+
+def test_bad_targets_are_counted_and_raised_at_compute() -> None:
+    metric = classification.MultilabelRankingAveragePrecision(3)
+    metric.update(torch.rand(4, 3), torch.tensor([[0, 1, 2]] * 4))
+    with pytest.raises(MetricValueError, match="neither 0, 1 nor ignore_index"):
+        metric.compute()
+    hinge = classification.MulticlassHingeLoss(3)
+    hinge.update(torch.rand(2, 3), torch.tensor([0, 3]))
+    with pytest.raises(MetricValueError, match="valid label"):
+        hinge.compute()
+
+
+@pytest.mark.parametrize(
+    ("metric", "preds", "target"),
+    [
+        (classification.MultilabelRankingLoss(4), torch.randn(8, 4), torch.randint(0, 2, (8, 4))),
+        (
+            classification.MulticlassHingeLoss(4, multiclass_mode="one-vs-all"),
+            torch.randn(8, 4),
+            torch.randint(0, 4, (8,)),
+        ),
+    ],
+    ids=["MultilabelRankingLoss", "MulticlassHingeLoss"],
+)
+def test_updates_trace_without_host_syncs(metric: object, preds, target) -> None:
+    report = assert_traceable(metric, preds, target)
+    assert report.graphs == 1 and report.recompiles == 0 and not report.unbacked
