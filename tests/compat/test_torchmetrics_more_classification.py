@@ -1,5 +1,5 @@
-"""Argument and data errors of the hinge-loss and multilabel-ranking adapters (their values are
-in the oracle registry, tests/compat/tm_cases.py)."""
+"""Argument and data errors of the hinge-loss, multilabel-ranking and operating-point adapters
+(their values are in the oracle registry, tests/compat/tm_cases.py)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,16 @@ from torchtally.testing import assert_traceable
         (lambda: classification.MulticlassHingeLoss(1), r"Argument `num_classes` must be"),
         (lambda: ttm.HingeLoss(task="multilabel"), r"HingeLoss has no 'multilabel' variant"),
         (lambda: classification.MultilabelRankingLoss(1), r"Argument `num_labels` must be"),
+        (
+            lambda: classification.BinaryRecallAtFixedPrecision(1.5),
+            r"Argument `min_precision` must be a float in \[0, 1\]. Received: min_precision=1.5",
+        ),
+        (
+            lambda: ttm.SpecificityAtSensitivity(
+                task="multiclass", min_sensitivity="0.5", num_classes=3
+            ),
+            r"Argument `min_sensitivity` must be a float in \[0, 1\]",
+        ),
         (
             lambda: classification.MultilabelCoverageError(3, ignore_index=0.5),
             r"Argument `ignore_index` must be None or an integer",

@@ -1008,3 +1008,54 @@ def hinge_cases() -> list[Case]:
 
 
 CASES += hinge_cases()
+
+
+def operating_point_cases() -> list[Case]:
+    """Recall at fixed precision and its three siblings, binned and exact, every task."""
+    import torchmetrics as tm_top
+
+    from torchtally.compat import torchmetrics as ours_top
+
+    families = {
+        "RecallAtFixedPrecision": ("min_precision", (0.3, 0.6, 1.0)),
+        "PrecisionAtFixedRecall": ("min_recall", (0.3, 0.8, 1.0)),
+        "SensitivityAtSpecificity": ("min_specificity", (0.0, 0.5, 0.9)),
+        "SpecificityAtSensitivity": ("min_sensitivity", (0.0, 0.5, 0.9)),
+    }
+    cases = []
+    for family, (bound, values) in families.items():
+        for value, thresholds in itertools.product(values, (None, 11, [0.9, 0.1, 0.5])):
+            for task, size in (
+                ("binary", {}),
+                ("multiclass", {"num_classes": C}),
+                ("multilabel", {"num_labels": L}),
+            ):
+                for ignore in (None, IGNORES[task][-1]):
+                    kwargs: dict[str, Any] = {
+                        bound: value,
+                        "thresholds": thresholds,
+                        "ignore_index": ignore,
+                        **size,
+                    }
+                    cases.append(_case(family, task, "logits", **kwargs))
+        for task in ("binary", "multiclass", "multilabel"):
+            cases.append(
+                Case(
+                    f"{family}(task={task})",
+                    family,
+                    {
+                        "task": task,
+                        bound: values[1],
+                        "thresholds": 11,
+                        "num_classes": C,
+                        "num_labels": L,
+                    },
+                    _batches(task, "probs", None),
+                    ours_top,
+                    tm_top,
+                )
+            )
+    return cases
+
+
+CASES += operating_point_cases()

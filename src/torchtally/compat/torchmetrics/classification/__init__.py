@@ -20,6 +20,20 @@ from torchtally.compat.torchmetrics.classification._curves import (
     MultilabelPrecisionRecallCurve,
     MultilabelROC,
 )
+from torchtally.compat.torchmetrics.classification._fixed import (
+    BinaryPrecisionAtFixedRecall,
+    BinaryRecallAtFixedPrecision,
+    BinarySensitivityAtSpecificity,
+    BinarySpecificityAtSensitivity,
+    MulticlassPrecisionAtFixedRecall,
+    MulticlassRecallAtFixedPrecision,
+    MulticlassSensitivityAtSpecificity,
+    MulticlassSpecificityAtSensitivity,
+    MultilabelPrecisionAtFixedRecall,
+    MultilabelRecallAtFixedPrecision,
+    MultilabelSensitivityAtSpecificity,
+    MultilabelSpecificityAtSensitivity,
+)
 from torchtally.compat.torchmetrics.classification._hinge import (
     BinaryHingeLoss,
     MulticlassHingeLoss,
@@ -51,4 +65,16 @@ __all__ = [
     "MultilabelRankingLoss",
     "BinaryHingeLoss",
     "MulticlassHingeLoss",
+    "BinaryPrecisionAtFixedRecall",
+    "BinaryRecallAtFixedPrecision",
+    "BinarySensitivityAtSpecificity",
+    "BinarySpecificityAtSensitivity",
+    "MulticlassPrecisionAtFixedRecall",
+    "MulticlassRecallAtFixedPrecision",
+    "MulticlassSensitivityAtSpecificity",
+    "MulticlassSpecificityAtSensitivity",
+    "MultilabelPrecisionAtFixedRecall",
+    "MultilabelRecallAtFixedPrecision",
+    "MultilabelSensitivityAtSpecificity",
+    "MultilabelSpecificityAtSensitivity",
 ]

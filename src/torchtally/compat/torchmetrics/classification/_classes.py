@@ -28,6 +28,20 @@ from torchtally.compat.torchmetrics.classification._curves import (  # noqa: F40
     MultilabelPrecisionRecallCurve,
     MultilabelROC,
 )
+from torchtally.compat.torchmetrics.classification._fixed import (  # noqa: F401  (for _build)
+    BinaryPrecisionAtFixedRecall,
+    BinaryRecallAtFixedPrecision,
+    BinarySensitivityAtSpecificity,
+    BinarySpecificityAtSensitivity,
+    MulticlassPrecisionAtFixedRecall,
+    MulticlassRecallAtFixedPrecision,
+    MulticlassSensitivityAtSpecificity,
+    MulticlassSpecificityAtSensitivity,
+    MultilabelPrecisionAtFixedRecall,
+    MultilabelRecallAtFixedPrecision,
+    MultilabelSensitivityAtSpecificity,
+    MultilabelSpecificityAtSensitivity,
+)
 from torchtally.compat.torchmetrics.classification._hinge import (  # noqa: F401  (for _build)
     BinaryHingeLoss,
     MulticlassHingeLoss,
@@ -99,9 +113,13 @@ __all__ = [
     "MultilabelStatScores",
     "NegativePredictiveValue",
     "Precision",
+    "PrecisionAtFixedRecall",
     "PrecisionRecallCurve",
     "Recall",
+    "RecallAtFixedPrecision",
+    "SensitivityAtSpecificity",
     "Specificity",
+    "SpecificityAtSensitivity",
     "StatScores",
 ]
 
@@ -1764,6 +1782,122 @@ class HingeLoss(_TaskFacade):
                 num_classes=num_classes,
                 squared=squared,
                 multiclass_mode=multiclass_mode,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class RecallAtFixedPrecision(_TaskFacade):
+    """TorchMetrics' `RecallAtFixedPrecision(task=...)`: builds the Binary/Multiclass/Multilabel class."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        task: str,
+        min_precision: float,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "RecallAtFixedPrecision",
+            task,
+            dict(
+                min_precision=min_precision,
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class PrecisionAtFixedRecall(_TaskFacade):
+    """TorchMetrics' `PrecisionAtFixedRecall(task=...)`: builds the Binary/Multiclass/Multilabel class."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        task: str,
+        min_recall: float,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "PrecisionAtFixedRecall",
+            task,
+            dict(
+                min_recall=min_recall,
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class SensitivityAtSpecificity(_TaskFacade):
+    """TorchMetrics' `SensitivityAtSpecificity(task=...)`: builds the Binary/Multiclass/Multilabel class."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        task: str,
+        min_specificity: float,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "SensitivityAtSpecificity",
+            task,
+            dict(
+                min_specificity=min_specificity,
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class SpecificityAtSensitivity(_TaskFacade):
+    """TorchMetrics' `SpecificityAtSensitivity(task=...)`: builds the Binary/Multiclass/Multilabel class."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        task: str,
+        min_sensitivity: float,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "SpecificityAtSensitivity",
+            task,
+            dict(
+                min_sensitivity=min_sensitivity,
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
                 ignore_index=ignore_index,
                 validate_args=validate_args,
             ),

@@ -1,0 +1,398 @@
+"""TorchMetrics' operating-point metrics: the best recall at a minimum precision, the best
+precision at a minimum recall, the best sensitivity at a minimum specificity and the best
+specificity at a minimum sensitivity, each with the threshold that reaches it.
+
+Each class is the matching curve class (binned or exact, binary, multiclass or multilabel) with
+TorchMetrics' reduction of the curve at compute: the same points, the same tie-breaking (the
+lexicographic maximum over (value, other rate, threshold) for the precision-recall pair, the
+first maximum along the ROC for the sensitivity-specificity pair) and the same fallbacks when
+no point qualifies (value 0 with a NaN threshold, or value 0 with threshold 1e6). The
+reductions are tensor ops (masks and maxima), so a binned metric's compute stays traceable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+import torch
+from torch import Tensor
+
+from torchtally.compat.torchmetrics.classification._curves import (
+    BinaryPrecisionRecallCurve,
+    BinaryROC,
+    MulticlassPrecisionRecallCurve,
+    MulticlassROC,
+    MultilabelPrecisionRecallCurve,
+    MultilabelROC,
+)
+
+__all__ = [
+    "BinaryPrecisionAtFixedRecall",
+    "BinaryRecallAtFixedPrecision",
+    "BinarySensitivityAtSpecificity",
+    "BinarySpecificityAtSensitivity",
+    "MulticlassPrecisionAtFixedRecall",
+    "MulticlassRecallAtFixedPrecision",
+    "MulticlassSensitivityAtSpecificity",
+    "MulticlassSpecificityAtSensitivity",
+    "MultilabelPrecisionAtFixedRecall",
+    "MultilabelRecallAtFixedPrecision",
+    "MultilabelSensitivityAtSpecificity",
+    "MultilabelSpecificityAtSensitivity",
+]
+
+Reducer = Callable[[Tensor, Tensor, Tensor, float], tuple[Tensor, Tensor]]
+
+
+def _lexicographic_best(keys: tuple[Tensor, ...], mask: Tensor) -> Tensor:
+    """The points of `mask` that are maximal by `keys[0]`, then `keys[1]`, ... (a mask)."""
+    chosen = mask
+    for key in keys:
+        best = torch.where(chosen, key, float("-inf")).max()
+        chosen = chosen & (key == best)
+    return chosen
+
+
+def _pr_operating_point(value: Tensor, other: Tensor, thresholds: Tensor, mask: Tensor) -> Any:
+    chosen = _lexicographic_best((value, other, thresholds), mask)
+    found = chosen.any()
+    best = torch.where(found, torch.where(chosen, value, float("-inf")).max(), 0.0)
+    threshold = torch.where(chosen, thresholds, float("-inf")).max()
+    threshold = torch.where(found & (best != 0), threshold, float("nan"))
+    return best.to(value.dtype), threshold.to(thresholds.dtype)
+
+
+def _recall_at_precision(
+    precision: Tensor, recall: Tensor, thresholds: Tensor, bound: float
+) -> tuple[Tensor, Tensor]:
+    n = min(precision.shape[0], recall.shape[0], thresholds.shape[0])
+    p, r, t = precision[:n], recall[:n], thresholds[:n]
+    return _pr_operating_point(r, p, t, p >= bound)  # type: ignore[no-any-return]
+
+
+def _precision_at_recall(
+    precision: Tensor, recall: Tensor, thresholds: Tensor, bound: float
+) -> tuple[Tensor, Tensor]:
+    n = min(precision.shape[0], recall.shape[0], thresholds.shape[0])
+    p, r, t = precision[:n], recall[:n], thresholds[:n]
+    return _pr_operating_point(p, r, t, r >= bound)  # type: ignore[no-any-return]
+
+
+def _roc_operating_point(
+    value: Tensor, other: Tensor, thresholds: Tensor, bound: float
+) -> tuple[Tensor, Tensor]:
+    mask = other >= bound
+    # the first maximum, as TorchMetrics; gathered (a Python index would read it on the host)
+    index = torch.where(mask, value, float("-inf")).argmax().reshape(1)
+    found = mask.any()
+    best = torch.where(found, value.gather(0, index)[0], 0.0).to(value.dtype)
+    threshold = torch.where(found, thresholds.gather(0, index)[0], 1e6).to(thresholds.dtype)
+    return best, threshold
+
+
+def _sensitivity_at_specificity(
+    fpr: Tensor, tpr: Tensor, thresholds: Tensor, bound: float
+) -> tuple[Tensor, Tensor]:
+    return _roc_operating_point(tpr, 1 - fpr, thresholds, bound)
+
+
+def _specificity_at_sensitivity(
+    fpr: Tensor, tpr: Tensor, thresholds: Tensor, bound: float
+) -> tuple[Tensor, Tensor]:
+    return _roc_operating_point(1 - fpr, tpr, thresholds, bound)
+
+
+_REDUCERS: dict[str, Reducer] = {
+    "recall_at_precision": _recall_at_precision,
+    "precision_at_recall": _precision_at_recall,
+    "sensitivity_at_specificity": _sensitivity_at_specificity,
+    "specificity_at_sensitivity": _specificity_at_sensitivity,
+}
+
+
+def _check_bound(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ValueError(f"Argument `{name}` must be a float in [0, 1]. Received: {name}={value!r}")
+    return float(value)
+
+
+class _OperatingPoint:
+    """Mixin over a curve class: `_value` reduces its curve(s) to `(value, threshold)`."""
+
+    _bound_name: ClassVar[str]
+    _reducer: ClassVar[str]
+    higher_is_better: bool | None = True
+
+    def _operating_point(self, curves: Any) -> tuple[Tensor, Tensor]:
+        reduce = _REDUCERS[self._reducer]
+        bound = getattr(self, self._bound_name)
+        first, second, thresholds = curves
+        if isinstance(first, Tensor) and first.dim() == 1:  # binary
+            return reduce(first, second, thresholds, bound)
+        if isinstance(first, Tensor):  # binned per class: rows share the thresholds
+            rows = [reduce(a, b, thresholds, bound) for a, b in zip(first, second, strict=True)]
+        else:  # exact per class: each its own thresholds
+            rows = [
+                reduce(a, b, t, bound) for a, b, t in zip(first, second, thresholds, strict=True)
+            ]
+        return torch.stack([r[0] for r in rows]), torch.stack([r[1] for r in rows])
+
+    def _value(self, state: Mapping[str, Tensor]) -> Any:
+        return self._operating_point(super()._value(state))  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------- recall at fixed precision
+
+
+class BinaryRecallAtFixedPrecision(_OperatingPoint, BinaryPrecisionRecallCurve):
+    """TorchMetrics' `BinaryRecallAtFixedPrecision`: `(recall, threshold)`, the highest recall
+    whose precision is at least `min_precision` (binned or exact curve)."""
+
+    _bound_name = "min_precision"
+    _reducer = "recall_at_precision"
+
+    def __init__(
+        self,
+        min_precision: float,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bound = _check_bound("min_precision", min_precision)
+        super().__init__(thresholds, ignore_index, validate_args, **kwargs)
+        self.min_precision = bound
+
+
+class MulticlassRecallAtFixedPrecision(_OperatingPoint, MulticlassPrecisionRecallCurve):
+    """TorchMetrics' `MulticlassRecallAtFixedPrecision` (one-vs-rest): `(recall, threshold)`
+    per class."""
+
+    _bound_name = "min_precision"
+    _reducer = "recall_at_precision"
+
+    def __init__(
+        self,
+        num_classes: int,
+        min_precision: float,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bound = _check_bound("min_precision", min_precision)
+        super().__init__(num_classes, thresholds, None, ignore_index, validate_args, **kwargs)
+        self.min_precision = bound
+
+
+class MultilabelRecallAtFixedPrecision(_OperatingPoint, MultilabelPrecisionRecallCurve):
+    """TorchMetrics' `MultilabelRecallAtFixedPrecision`: `(recall, threshold)` per label."""
+
+    _bound_name = "min_precision"
+    _reducer = "recall_at_precision"
+
+    def __init__(
+        self,
+        num_labels: int,
+        min_precision: float,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bound = _check_bound("min_precision", min_precision)
+        super().__init__(num_labels, thresholds, ignore_index, validate_args, **kwargs)
+        self.min_precision = bound
+
+
+# ---------------------------------------------------------------- precision at fixed recall
+
+
+class BinaryPrecisionAtFixedRecall(_OperatingPoint, BinaryPrecisionRecallCurve):
+    """TorchMetrics' `BinaryPrecisionAtFixedRecall`: `(precision, threshold)`, the highest
+    precision whose recall is at least `min_recall`."""
+
+    _bound_name = "min_recall"
+    _reducer = "precision_at_recall"
+
+    def __init__(
+        self,
+        min_recall: float,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bound = _check_bound("min_recall", min_recall)
+        super().__init__(thresholds, ignore_index, validate_args, **kwargs)
+        self.min_recall = bound
+
+
+class MulticlassPrecisionAtFixedRecall(_OperatingPoint, MulticlassPrecisionRecallCurve):
+    """TorchMetrics' `MulticlassPrecisionAtFixedRecall` (one-vs-rest): `(precision, threshold)`
+    per class."""
+
+    _bound_name = "min_recall"
+    _reducer = "precision_at_recall"
+
+    def __init__(
+        self,
+        num_classes: int,
+        min_recall: float,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bound = _check_bound("min_recall", min_recall)
+        super().__init__(num_classes, thresholds, None, ignore_index, validate_args, **kwargs)
+        self.min_recall = bound
+
+
+class MultilabelPrecisionAtFixedRecall(_OperatingPoint, MultilabelPrecisionRecallCurve):
+    """TorchMetrics' `MultilabelPrecisionAtFixedRecall`: `(precision, threshold)` per label."""
+
+    _bound_name = "min_recall"
+    _reducer = "precision_at_recall"
+
+    def __init__(
+        self,
+        num_labels: int,
+        min_recall: float,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bound = _check_bound("min_recall", min_recall)
+        super().__init__(num_labels, thresholds, ignore_index, validate_args, **kwargs)
+        self.min_recall = bound
+
+
+# ---------------------------------------------------------- sensitivity at specificity
+
+
+class BinarySensitivityAtSpecificity(_OperatingPoint, BinaryROC):
+    """TorchMetrics' `BinarySensitivityAtSpecificity`: `(sensitivity, threshold)`, the highest
+    true positive rate whose specificity (1 - fpr) is at least `min_specificity`."""
+
+    _bound_name = "min_specificity"
+    _reducer = "sensitivity_at_specificity"
+
+    def __init__(
+        self,
+        min_specificity: float,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bound = _check_bound("min_specificity", min_specificity)
+        super().__init__(thresholds, ignore_index, validate_args, **kwargs)
+        self.min_specificity = bound
+
+
+class MulticlassSensitivityAtSpecificity(_OperatingPoint, MulticlassROC):
+    """TorchMetrics' `MulticlassSensitivityAtSpecificity` (one-vs-rest): `(sensitivity,
+    threshold)` per class."""
+
+    _bound_name = "min_specificity"
+    _reducer = "sensitivity_at_specificity"
+
+    def __init__(
+        self,
+        num_classes: int,
+        min_specificity: float,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bound = _check_bound("min_specificity", min_specificity)
+        super().__init__(num_classes, thresholds, None, ignore_index, validate_args, **kwargs)
+        self.min_specificity = bound
+
+
+class MultilabelSensitivityAtSpecificity(_OperatingPoint, MultilabelROC):
+    """TorchMetrics' `MultilabelSensitivityAtSpecificity`: `(sensitivity, threshold)` per label."""
+
+    _bound_name = "min_specificity"
+    _reducer = "sensitivity_at_specificity"
+
+    def __init__(
+        self,
+        num_labels: int,
+        min_specificity: float,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bound = _check_bound("min_specificity", min_specificity)
+        super().__init__(num_labels, thresholds, ignore_index, validate_args, **kwargs)
+        self.min_specificity = bound
+
+
+# ---------------------------------------------------------- specificity at sensitivity
+
+
+class BinarySpecificityAtSensitivity(_OperatingPoint, BinaryROC):
+    """TorchMetrics' `BinarySpecificityAtSensitivity`: `(specificity, threshold)`, the highest
+    specificity (1 - fpr) whose true positive rate is at least `min_sensitivity`."""
+
+    _bound_name = "min_sensitivity"
+    _reducer = "specificity_at_sensitivity"
+
+    def __init__(
+        self,
+        min_sensitivity: float,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bound = _check_bound("min_sensitivity", min_sensitivity)
+        super().__init__(thresholds, ignore_index, validate_args, **kwargs)
+        self.min_sensitivity = bound
+
+
+class MulticlassSpecificityAtSensitivity(_OperatingPoint, MulticlassROC):
+    """TorchMetrics' `MulticlassSpecificityAtSensitivity` (one-vs-rest): `(specificity,
+    threshold)` per class."""
+
+    _bound_name = "min_sensitivity"
+    _reducer = "specificity_at_sensitivity"
+
+    def __init__(
+        self,
+        num_classes: int,
+        min_sensitivity: float,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bound = _check_bound("min_sensitivity", min_sensitivity)
+        super().__init__(num_classes, thresholds, None, ignore_index, validate_args, **kwargs)
+        self.min_sensitivity = bound
+
+
+class MultilabelSpecificityAtSensitivity(_OperatingPoint, MultilabelROC):
+    """TorchMetrics' `MultilabelSpecificityAtSensitivity`: `(specificity, threshold)` per label."""
+
+    _bound_name = "min_sensitivity"
+    _reducer = "specificity_at_sensitivity"
+
+    def __init__(
+        self,
+        num_labels: int,
+        min_sensitivity: float,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bound = _check_bound("min_sensitivity", min_sensitivity)
+        super().__init__(num_labels, thresholds, ignore_index, validate_args, **kwargs)
+        self.min_sensitivity = bound
