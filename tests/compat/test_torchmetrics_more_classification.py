@@ -24,6 +24,10 @@ from torchtally.testing import assert_traceable
         (lambda: ttm.HingeLoss(task="multilabel"), r"HingeLoss has no 'multilabel' variant"),
         (lambda: classification.MultilabelRankingLoss(1), r"Argument `num_labels` must be"),
         (
+            lambda: classification.BinaryROC(normalization="softmax"),
+            r"Argument `normalization` must be one of \('sigmoid', None\) for binary scores",
+        ),
+        (
             lambda: classification.BinaryRecallAtFixedPrecision(1.5),
             r"Argument `min_precision` must be a float in \[0, 1\]. Received: min_precision=1.5",
         ),

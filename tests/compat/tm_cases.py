@@ -1059,3 +1059,22 @@ def operating_point_cases() -> list[Case]:
 
 
 CASES += operating_point_cases()
+
+
+def normalization_cases() -> list[Case]:
+    """TorchMetrics 1.9's `normalization` of binary curve scores: sigmoid or none ("softmax"
+    is refused: TorchMetrics fails inside torch on binary logits with it)."""
+    cases = []
+    for name in ("BinaryROC", "BinaryPrecisionRecallCurve", "BinaryAveragePrecision"):
+        for normalization, thresholds, ignore in itertools.product(
+            ("sigmoid", None), (None, 7), (None, -1)
+        ):
+            for kind in ("logits", "probs"):
+                kwargs = {"normalization": normalization, "thresholds": thresholds}
+                cases.append(
+                    _case(name[len("Binary") :], "binary", kind, **kwargs, ignore_index=ignore)
+                )
+    return cases
+
+
+CASES += normalization_cases()

@@ -43,6 +43,9 @@ __all__ = [
     "MultilabelROC",
 ]
 
+#: TorchMetrics' `normalization` of binary scores outside [0, 1] (None: used as they are).
+_NORMALIZATIONS = ("sigmoid", None)
+
 #: Samples the exact mode (thresholds=None) stores unless `capacity` says otherwise.
 DEFAULT_CAPACITY = 1 << 16
 
@@ -315,10 +318,19 @@ class _BinaryCurve(_Curve):
         thresholds: int | list[float] | Tensor | None = None,
         ignore_index: int | None = None,
         validate_args: bool = True,
+        normalization: str | None = "sigmoid",
         capacity: int | None = None,
         **kwargs: Any,
     ) -> None:
+        if normalization not in _NORMALIZATIONS:
+            # "softmax" over one score per sample is undefined: TorchMetrics 1.9 accepts it and
+            # then fails inside torch on the first batch of logits (softmax over dim 1 of 1-D).
+            raise ValueError(
+                f"Argument `normalization` must be one of {_NORMALIZATIONS} for binary scores "
+                f"(a softmax needs a class dimension). Received: normalization={normalization!r}"
+            )
         self._setup(1, thresholds, ignore_index, validate_args, capacity, kwargs)
+        self.normalization = normalization
 
     def _format(self, preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
         if not isinstance(preds, Tensor) or not preds.is_floating_point():
@@ -337,7 +349,8 @@ class _BinaryCurve(_Curve):
         counted = binary & ~ignored
         # TorchMetrics decides logits over the counted scores only (after removing ignored ones).
         inside = (((p >= 0) & (p <= 1)) | ~counted).all()
-        p = torch.where(inside, p, p.sigmoid())
+        if self.normalization == "sigmoid":
+            p = torch.where(inside, p, p.sigmoid())
         return p, t.long().clamp(0, 1), counted, (~binary & ~ignored).sum()
 
 
@@ -382,7 +395,7 @@ class BinaryAUROC(_BinaryCurve):
                 "Argument `max_fpr` must be None or 1 here (partial AUC is not supported yet). "
                 f"Received: max_fpr={max_fpr!r}"
             )
-        super().__init__(thresholds, ignore_index, validate_args, capacity, **kwargs)
+        super().__init__(thresholds, ignore_index, validate_args, capacity=capacity, **kwargs)
         self.max_fpr = max_fpr
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
