@@ -1078,3 +1078,24 @@ def normalization_cases() -> list[Case]:
 
 
 CASES += normalization_cases()
+
+
+def eer_cases() -> list[Case]:
+    cases = []  # TorchMetrics exports EER from torchmetrics.classification only
+    for thresholds, kind in itertools.product((None, 11, [0.9, 0.2, 0.5]), ("logits", "probs")):
+        for task, size in (
+            ("binary", {}),
+            ("multiclass", {"num_classes": C}),
+            ("multilabel", {"num_labels": L}),
+        ):
+            for ignore in (None, IGNORES[task][-1]):
+                cases.append(
+                    _case("EER", task, kind, thresholds=thresholds, ignore_index=ignore, **size)
+                )
+    for task in ("binary", "multiclass", "multilabel"):
+        kwargs = {"task": task, "thresholds": 11, "num_classes": C, "num_labels": L}
+        cases.append(Case(f"EER(task={task})", "EER", kwargs, _batches(task, "logits", None)))
+    return cases
+
+
+CASES += eer_cases()

@@ -29,14 +29,17 @@ from torchtally.compat.torchmetrics.classification._curves import (  # noqa: F40
     MultilabelROC,
 )
 from torchtally.compat.torchmetrics.classification._fixed import (  # noqa: F401  (for _build)
+    BinaryEER,
     BinaryPrecisionAtFixedRecall,
     BinaryRecallAtFixedPrecision,
     BinarySensitivityAtSpecificity,
     BinarySpecificityAtSensitivity,
+    MulticlassEER,
     MulticlassPrecisionAtFixedRecall,
     MulticlassRecallAtFixedPrecision,
     MulticlassSensitivityAtSpecificity,
     MulticlassSpecificityAtSensitivity,
+    MultilabelEER,
     MultilabelPrecisionAtFixedRecall,
     MultilabelRecallAtFixedPrecision,
     MultilabelSensitivityAtSpecificity,
@@ -58,6 +61,7 @@ from torchtally.compat.torchmetrics.classification._stat_family import (
 
 __all__ = [
     "AUROC",
+    "EER",
     "ROC",
     "Accuracy",
     "AveragePrecision",
@@ -1898,6 +1902,35 @@ class SpecificityAtSensitivity(_TaskFacade):
                 thresholds=thresholds,
                 num_classes=num_classes,
                 num_labels=num_labels,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class EER(_TaskFacade):
+    """TorchMetrics' `EER(task=...)`: builds the Binary/Multiclass/Multilabel class."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        task: str,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        average: str | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "EER",
+            task,
+            dict(
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                average=average,
                 ignore_index=ignore_index,
                 validate_args=validate_args,
             ),

@@ -1,6 +1,7 @@
 """TorchMetrics' operating-point metrics: the best recall at a minimum precision, the best
 precision at a minimum recall, the best sensitivity at a minimum specificity and the best
-specificity at a minimum sensitivity, each with the threshold that reaches it.
+specificity at a minimum sensitivity, each with the threshold that reaches it, and the equal
+error rate.
 
 Each class is the matching curve class (binned or exact, binary, multiclass or multilabel) with
 TorchMetrics' reduction of the curve at compute: the same points, the same tie-breaking (the
@@ -28,14 +29,17 @@ from torchtally.compat.torchmetrics.classification._curves import (
 )
 
 __all__ = [
+    "BinaryEER",
     "BinaryPrecisionAtFixedRecall",
     "BinaryRecallAtFixedPrecision",
     "BinarySensitivityAtSpecificity",
     "BinarySpecificityAtSensitivity",
+    "MulticlassEER",
     "MulticlassPrecisionAtFixedRecall",
     "MulticlassRecallAtFixedPrecision",
     "MulticlassSensitivityAtSpecificity",
     "MulticlassSpecificityAtSensitivity",
+    "MultilabelEER",
     "MultilabelPrecisionAtFixedRecall",
     "MultilabelRecallAtFixedPrecision",
     "MultilabelSensitivityAtSpecificity",
@@ -396,3 +400,39 @@ class MultilabelSpecificityAtSensitivity(_OperatingPoint, MultilabelROC):
         bound = _check_bound("min_sensitivity", min_sensitivity)
         super().__init__(num_labels, thresholds, ignore_index, validate_args, **kwargs)
         self.min_sensitivity = bound
+
+
+# ------------------------------------------------------------------------ equal error rate
+
+
+def _equal_error_rate(fpr: Tensor, tpr: Tensor) -> Tensor:
+    """TorchMetrics' EER: at the first ROC point where |fpr - fnr| is smallest, their mean."""
+    fnr = 1 - tpr
+    index = (fpr - fnr).abs().argmin().reshape(1)  # gathered: no host read
+    return ((fpr.gather(0, index) + fnr.gather(0, index)) / 2)[0]
+
+
+class _EqualErrorRate:
+    """Mixin over a ROC class: `_value` reduces each ROC to its equal error rate."""
+
+    higher_is_better: bool | None = False
+
+    def _value(self, state: Mapping[str, Tensor]) -> Any:
+        fpr, tpr, _ = super()._value(state)  # type: ignore[misc]
+        if isinstance(fpr, Tensor) and fpr.dim() == 1:
+            return _equal_error_rate(fpr, tpr)
+        return torch.stack([_equal_error_rate(f, t) for f, t in zip(fpr, tpr, strict=True)])
+
+
+class BinaryEER(_EqualErrorRate, BinaryROC):
+    """TorchMetrics' `BinaryEER`: the equal error rate, where the false positive rate meets the
+    false negative rate on the (binned or exact) ROC."""
+
+
+class MulticlassEER(_EqualErrorRate, MulticlassROC):
+    """TorchMetrics' `MulticlassEER` (one-vs-rest): the equal error rate per class
+    (`average=None`; the micro/macro-averaged ROC is not supported yet)."""
+
+
+class MultilabelEER(_EqualErrorRate, MultilabelROC):
+    """TorchMetrics' `MultilabelEER`: the equal error rate per label."""
