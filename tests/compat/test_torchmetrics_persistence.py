@@ -147,3 +147,30 @@ def test_collection_persistent_matches_torchmetrics() -> None:
     ours_states = {k.rsplit(".", 1)[1] for k in ours.state_dict()} - BOOKKEEPING
     theirs_states = {k.rsplit(".", 1)[1] for k in theirs.state_dict()}
     assert ours_states == theirs_states == {"sum_squared_error", "sum_abs_error", "total"}
+
+
+def test_classwise_wrapper_saves_the_wrapped_states_as_torchmetrics() -> None:
+    from torchmetrics.wrappers import ClasswiseWrapper as TheirClasswise
+
+    ours = ttm.ClasswiseWrapper(ttm.MulticlassAccuracy(3, average=None))
+    theirs = TheirClasswise(tm.classification.MulticlassAccuracy(3, average=None))
+    assert set(ours.state_dict()) == set(theirs.state_dict()) == set()
+    ours.persistent(True)
+    theirs.persistent(True)
+    assert {k.split(".")[0] for k in ours.state_dict()} == {"metric"}
+    assert any(k.startswith("metric.") for k in theirs.state_dict())
+    assert "metric.confmat" in ours.state_dict()
+
+
+def test_running_window_is_saved_when_persistent() -> None:
+    from torchtally.compat.torchmetrics.wrappers import Running
+
+    window = Running(ttm.SumMetric(), window=2)
+    assert set(window.state_dict()) == set()
+    window.persistent(True)
+    window.update(torch.tensor([1.0, 2.0]))
+    resumed = Running(ttm.SumMetric(), window=2)
+    resumed.persistent(True)
+    resumed.load_state_dict(window.state_dict())
+    resumed.update(torch.tensor([4.0]))
+    assert float(resumed.compute()) == 7.0

@@ -83,6 +83,11 @@ class ClasswiseWrapper(nn.Module):
     def reset(self) -> None:
         self.metric.reset()
 
+    def persistent(self, mode: bool = False) -> None:
+        """Save the wrapped metric's states in `state_dict()` (as TorchMetrics' wrapper, whose
+        states are the wrapped metric's)."""
+        self.metric.persistent(mode)  # type: ignore[operator]
+
 
 class MultitaskWrapper(nn.Module):
     """TorchMetrics' `MultitaskWrapper`: a metric or collection per task,
@@ -235,6 +240,10 @@ class Running(nn.Module):
 
     def reset(self) -> None:
         self.running.reset()
+
+    def persistent(self, mode: bool = False) -> None:
+        """Save the window's states in `state_dict()` (mode=True) or leave them out."""
+        self.running.persistent(mode)
 
 
 class BootStrapper(Metric):
