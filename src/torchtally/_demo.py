@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import Tensor, nn
@@ -39,9 +39,9 @@ def load_digits_split(seed: int = 0) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     x_train, x_test, y_train, y_test = train_test_split(
         features / 16.0, labels, test_size=0.25, random_state=seed, stratify=labels
     )
-    as_x = lambda a: torch.tensor(a, dtype=torch.float32)  # noqa: E731
-    as_y = lambda a: torch.tensor(a, dtype=torch.long)  # noqa: E731
-    return as_x(x_train), as_y(y_train), as_x(x_test), as_y(y_test)
+    x = [torch.tensor(a, dtype=torch.float32) for a in (x_train, x_test)]
+    y = [torch.tensor(a, dtype=torch.long) for a in (y_train, y_test)]
+    return x[0], y[0], x[1], y[1]
 
 
 def catalog() -> MetricCollection:
@@ -87,7 +87,7 @@ def evaluate(
         scores = model(inputs)
         metrics.update(targets, scores)
         loss.update(nn.functional.cross_entropy(scores, targets, reduction="none"))
-        return scores
+        return cast(Tensor, scores)
 
     step: Callable[[Tensor, Tensor], Tensor] = (
         torch.compile(eval_step, fullgraph=True) if compile_step else eval_step
@@ -108,7 +108,7 @@ def _format(value: Any) -> str:
 
 def _loaders(
     x: Tensor, y: Tensor, batch_size: int, shuffle: bool, seed: int = 0
-) -> torch.utils.data.DataLoader:
+) -> torch.utils.data.DataLoader[tuple[Tensor, ...]]:
     dataset = torch.utils.data.TensorDataset(x, y)
     generator = torch.Generator().manual_seed(seed)
     return torch.utils.data.DataLoader(

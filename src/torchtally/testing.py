@@ -21,7 +21,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 from torch.utils._pytree import tree_map
 
-from torchtally.metrics._base import Metric
+from torchtally.metrics import Metric
 
 __all__ = ["TraceReport", "assert_traceable"]
 

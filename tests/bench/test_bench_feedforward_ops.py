@@ -7,8 +7,8 @@ import pytest
 import torch
 from torch import nn
 
-from torchtally.bench._op_count import OpCache
-from torchtally.bench._synaptic_operations import layer_ops
+from torchtally.bench._metrics.synaptic_operations import layer_ops
+from torchtally.bench._ops.op_count import OpCache
 
 
 def _neurobench_counts(layer: nn.Module, inputs: torch.Tensor) -> tuple[int, bool, int]:

@@ -13,7 +13,7 @@ from bench_helpers import argmax_last, make_loader
 from torch import nn
 
 import torchtally.bench as tb
-from torchtally.bench._recurrent_ops import recurrent_cell_ops, recurrent_layer_ops
+from torchtally.bench._ops.recurrent import recurrent_cell_ops, recurrent_layer_ops
 
 
 def _synops(net: nn.Module, inputs: torch.Tensor) -> dict[str, float]:

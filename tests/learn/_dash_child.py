@@ -46,8 +46,8 @@ def main(mode: str) -> int:
         # Registered before the dashboard's own hook, so it runs after it (atexit is LIFO).
         atexit.register(check_terminal)
 
-    from torchtally.learn._dashboard import Dashboard
-    from torchtally.learn._events import SYSTEM_SPLIT, MetricRecord, Progress, RunInfo
+    from torchtally._records import SYSTEM_SPLIT, MetricRecord, Progress, RunInfo
+    from torchtally.learn._dashboard.dashboard import Dashboard
 
     stop = threading.Event()
     fired: list[float] = []

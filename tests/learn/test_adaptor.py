@@ -19,7 +19,7 @@ from torchtally.learn._adaptor import (
     find_adaptor,
     register_adaptor,
 )
-from torchtally.learn._learner_metrics import SplitMetrics
+from torchtally.learn._learner.metrics import SplitMetrics
 from torchtally.learn._outputs import (
     ClassificationOutput,
     MultiLabelClassificationOutput,

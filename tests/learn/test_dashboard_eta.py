@@ -4,8 +4,8 @@ compilation) and step jitter. A scripted clock plays a known schedule."""
 
 from __future__ import annotations
 
-from torchtally.learn._dash_state import RunState
-from torchtally.learn._events import Progress, RunInfo
+from torchtally._records import Progress, RunInfo
+from torchtally.learn._dashboard.state import RunState
 
 EPOCHS, TRAIN, VALID = 6, 40, 8
 

@@ -18,12 +18,12 @@ import time
 
 import pytest
 
-import torchtally.learn._dash_layout as layout
-from torchtally.learn._dash_capture import OutputCapture
-from torchtally.learn._dash_keys import KeyReader
-from torchtally.learn._dashboard import Dashboard
-from torchtally.learn._events import MetricRecord, Progress, RunInfo
-from torchtally.learn._plain import PlainRenderer
+import torchtally.learn._dashboard.layout as layout
+from torchtally._records import MetricRecord, Progress, RunInfo
+from torchtally.learn._dashboard.capture import OutputCapture
+from torchtally.learn._dashboard.dashboard import Dashboard
+from torchtally.learn._dashboard.keys import KeyReader
+from torchtally.learn._dashboard.plain import PlainRenderer
 
 INFO = RunInfo(("train",), 2, {"train": ("loss",)})
 

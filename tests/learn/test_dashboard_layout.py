@@ -8,9 +8,9 @@ import re
 
 from rich.console import Console
 
-from torchtally.learn._dash_layout import build_screen
-from torchtally.learn._dash_state import RunSnapshot, RunState
-from torchtally.learn._events import SYSTEM_SPLIT, MetricRecord, Progress, RunInfo
+from torchtally._records import SYSTEM_SPLIT, MetricRecord, Progress, RunInfo
+from torchtally.learn._dashboard.layout import build_screen
+from torchtally.learn._dashboard.state import RunSnapshot, RunState
 
 
 def _snapshot(names=("loss", "accuracy"), steps=60) -> RunSnapshot:

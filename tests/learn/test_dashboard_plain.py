@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from torchtally.learn._dash_renderer import make_renderer
-from torchtally.learn._dash_state import RunState
-from torchtally.learn._dashboard import Dashboard
-from torchtally.learn._events import SYSTEM_SPLIT, MetricRecord, Progress, RunInfo
-from torchtally.learn._plain import PlainRenderer
+from torchtally._records import SYSTEM_SPLIT, MetricRecord, Progress, RunInfo
+from torchtally.learn._dashboard.dashboard import Dashboard
+from torchtally.learn._dashboard.plain import PlainRenderer
+from torchtally.learn._dashboard.renderer import make_renderer
+from torchtally.learn._dashboard.state import RunState
 
 INFO = RunInfo(("train", "valid"), 5, {"train": ("loss", "accuracy"), "valid": ("loss",)})
 

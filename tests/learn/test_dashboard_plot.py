@@ -6,14 +6,14 @@ import math
 
 import pytest
 
-from torchtally.learn._dash_format import format_duration, format_rate, format_value
-from torchtally.learn._terminal_plot import (
+from torchtally.learn._dashboard.terminal_plot import (
     PlotSeries,
     braille_cells,
     data_ranges,
     plot_text,
     render_plot,
 )
+from torchtally.learn._format import format_duration, format_rate, format_value
 
 
 def _text(rows):

@@ -17,9 +17,9 @@ import torch.nn.functional as F
 from sklearn import metrics as skm
 
 import torchtally as cstorch
-from torchtally.learn._events import MetricRecord, Progress, RunInfo
-from torchtally.learn._learner import Learner
-from torchtally.learn._learner_steps import classification_step
+from torchtally._records import MetricRecord, Progress, RunInfo
+from torchtally.learn._learner.learner import Learner
+from torchtally.learn._learner.steps import classification_step
 from torchtally.learn._outputs import ClassificationOutput, RegressionOutput, SequenceOutput
 from torchtally.metrics import (
     AccuracyMetric,

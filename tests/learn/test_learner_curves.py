@@ -12,9 +12,9 @@ import pytest
 import torch
 from sklearn import metrics as skm
 
-from torchtally.learn._learner import Learner
-from torchtally.learn._learner_curves import curve_data, pr_curve, roc_curve, write_curves
-from torchtally.learn._learner_steps import classification_step
+from torchtally.learn._learner.curves import curve_data, pr_curve, roc_curve, write_curves
+from torchtally.learn._learner.learner import Learner
+from torchtally.learn._learner.steps import classification_step
 from torchtally.learn._outputs import ClassificationOutput
 
 

@@ -18,7 +18,7 @@ import torch
 from _kill_child import build
 
 from torchtally.learn import read_records
-from torchtally.learn._learner_retention import prune_checkpoints, remove_orphans
+from torchtally.learn._learner.retention import prune_checkpoints, remove_orphans
 
 CHILD = Path(__file__).with_name("_kill_child.py")
 SRC = Path(__file__).resolve().parents[2] / "src"

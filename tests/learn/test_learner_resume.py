@@ -19,9 +19,9 @@ import pytest
 import torch
 
 import torchtally as cstorch
-from torchtally.learn._events import MetricRecord, Progress, RunInfo
-from torchtally.learn._learner import Learner
-from torchtally.learn._learner_steps import classification_step
+from torchtally._records import MetricRecord, Progress, RunInfo
+from torchtally.learn._learner.learner import Learner
+from torchtally.learn._learner.steps import classification_step
 from torchtally.metrics import AccuracyMetric, LearningRateMetric, MeanMetric
 
 NUM_EPOCHS = 3

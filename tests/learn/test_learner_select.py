@@ -16,7 +16,7 @@ import torch.nn.functional as F
 import torchtally as cstorch
 import torchtally.metrics as tm
 from torchtally.learn import EarlyStopping
-from torchtally.learn._learner import Learner
+from torchtally.learn._learner.learner import Learner
 from torchtally.learn._outputs import ClassificationOutput
 from torchtally.metrics import AccuracyMetric, LearningRateMetric, MeanMetric
 

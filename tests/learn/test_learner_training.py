@@ -14,7 +14,7 @@ import torch.nn.functional as F
 import torchtally as cstorch
 from torchtally.amp import get_half_dtype
 from torchtally.learn import NonFiniteLossError
-from torchtally.learn._learner import Learner
+from torchtally.learn._learner.learner import Learner
 from torchtally.learn._outputs import ClassificationOutput
 from torchtally.metrics import MeanMetric
 

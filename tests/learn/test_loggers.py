@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from torchtally.learn._events import MetricRecord, RunInfo
-from torchtally.learn._log_tensorboard import TensorBoardLogger
-from torchtally.learn._loggers import COLUMNS, FileLogger, read_records
-from torchtally.learn._summary import SummaryTable
+from torchtally._records import MetricRecord, RunInfo
+from torchtally.learn._logs.files import COLUMNS, FileLogger, read_records
+from torchtally.learn._logs.summary_table import SummaryTable
+from torchtally.learn._logs.tensorboard import TensorBoardLogger
 
 INFO = RunInfo(("train", "valid"), 2, {"train": ("loss",), "valid": ("accuracy",)})
 

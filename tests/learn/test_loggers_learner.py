@@ -11,10 +11,10 @@ import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 import torchtally as cstorch
-from torchtally.learn._learner import Learner
-from torchtally.learn._log_tensorboard import TensorBoardLogger
-from torchtally.learn._loggers import FileLogger, read_records
-from torchtally.learn._summary import SummaryTable
+from torchtally.learn._learner.learner import Learner
+from torchtally.learn._logs.files import FileLogger, read_records
+from torchtally.learn._logs.summary_table import SummaryTable
+from torchtally.learn._logs.tensorboard import TensorBoardLogger
 from torchtally.metrics import AccuracyMetric, MeanMetric
 
 

@@ -16,13 +16,13 @@ import pytest
 import torch
 
 import torchtally as cstorch
+from torchtally._records import MetricRecord, Progress, RunInfo
 from torchtally.learn import PlainRenderer, SummaryTable
-from torchtally.learn._dash_format import format_value
-from torchtally.learn._dash_state import RunState
-from torchtally.learn._events import MetricRecord, Progress, RunInfo
-from torchtally.learn._learner import Learner
-from torchtally.learn._plot_summary import summarize
-from torchtally.learn._report import write_report
+from torchtally.learn._dashboard.state import RunState
+from torchtally.learn._format import format_value
+from torchtally.learn._learner.learner import Learner
+from torchtally.learn._plots.report import write_report
+from torchtally.learn._summarize import summarize
 from torchtally.metrics import AccuracyMetric, MeanMetric
 
 RECORDS = [
@@ -60,7 +60,7 @@ def test_one_record_renders_the_same_everywhere(tmp_path: Path) -> None:
     pytest.importorskip("rich")
     from rich.console import Console
 
-    from torchtally.learn._dash_widgets import metrics_panel
+    from torchtally.learn._dashboard.widgets import metrics_panel
 
     state = RunState()
     state.start(info)

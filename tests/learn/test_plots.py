@@ -17,9 +17,9 @@ import matplotlib.image
 import numpy as np
 import pytest
 
-from torchtally.learn._events import CurveData, MetricRecord
-from torchtally.learn._plot_logs import read_logdir
-from torchtally.learn._plots import plot_logdir
+from torchtally._records import CurveData, MetricRecord
+from torchtally.learn._logs.logdir import read_logdir
+from torchtally.learn._plots.plots import plot_logdir
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 T0 = 1_700_000_000.0

@@ -19,13 +19,13 @@ import torchmetrics.functional.classification as tmc
 from sklearn import metrics as skm
 from torchmetrics.retrieval import RetrievalHitRate, RetrievalMRR, RetrievalNormalizedDCG
 
-from torchtally.learn import _plot_families
-from torchtally.learn._learner import Learner
-from torchtally.learn._learner_families import at_k_values
-from torchtally.learn._learner_steps import classification_step
+from torchtally.learn._learner.families import at_k_values
+from torchtally.learn._learner.learner import Learner
+from torchtally.learn._learner.steps import classification_step
+from torchtally.learn._logs.logdir import read_logdir
 from torchtally.learn._outputs import ClassificationOutput, RegressionOutput
-from torchtally.learn._plot_logs import read_logdir
-from torchtally.learn._plots import plot_logdir
+from torchtally.learn._plots import families as _plot_families
+from torchtally.learn._plots.plots import plot_logdir
 from torchtally.metrics import MeanMetric
 from torchtally.metrics.calibration import CalibrationErrorMetric
 from torchtally.metrics.curves import AveragePrecisionMetric, PrecisionRecallCurveMetric, ROCMetric

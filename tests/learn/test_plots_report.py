@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from torchtally.learn._dash_format import format_value
-from torchtally.learn._events import CurveData, MetricRecord
-from torchtally.learn._plots import plot_logdir
+from torchtally._records import CurveData, MetricRecord
+from torchtally.learn._format import format_value
+from torchtally.learn._plots.plots import plot_logdir
 
 T0 = 1_700_000_000.0
 ROW = re.compile(

@@ -5,8 +5,15 @@ scale / backward / unscale / clip / step recipe, and `use_bfloat16` picks the ha
 `autocast` (and backends built with `mixed_precision=True`) compute in.
 
 Example:
+    >>> import torch
+    >>> from torchtally.optim import SGD
+    >>> model = torch.nn.Linear(2, 1)
+    >>> optimizer = SGD(model.parameters(), lr=0.1)
     >>> grad_scaler = GradScaler(loss_scale="dynamic")
+    >>> loss = model(torch.ones(4, 2)).pow(2).mean()
     >>> optimizer_step(loss, optimizer, grad_scaler, max_gradient_norm=1.0)
+    >>> grad_scaler.get_scale()  # the dynamic scale starts at 2**15
+    tensor(32768.)
 """
 
 from torchtally.amp._grad_scaler import GradScaler

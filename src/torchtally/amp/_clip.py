@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast
 
 import torch
 from torch import Tensor
@@ -55,7 +56,7 @@ def clip_grad_norm(grads: list[Tensor], max_norm: float) -> Tensor:
     coef = torch.clamp(max_norm / (total + _EPS), max=1.0)
     for g in grads:
         g.detach().mul_(coef.to(g.device, g.dtype))
-    return total
+    return cast(Tensor, total)
 
 
 def clip_grad_value(grads: list[Tensor], max_value: float) -> None:

@@ -50,10 +50,16 @@ class GradScaler:
             this global norm (cstorch's "DLS + GCC"). Default: None.
 
     Example:
+        >>> from torchtally.optim import SGD
+        >>> model = torch.nn.Linear(2, 1)
+        >>> optimizer = SGD(model.parameters(), lr=0.1)
+        >>> loss = model(torch.ones(4, 2)).pow(2).mean()
         >>> scaler = GradScaler(loss_scale="dynamic", init_scale=8.0, steps_per_increase=2)
         >>> scaler.scale(loss).backward()
         >>> scaler.step(optimizer)  # skipped (by tensor ops) if a gradient is inf/nan
         >>> scaler.update()
+        >>> scaler.get_scale()
+        tensor(8.)
     """
 
     def __init__(

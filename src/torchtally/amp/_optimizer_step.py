@@ -35,11 +35,20 @@ def optimizer_step(
         max_gradient_value: Clip every gradient element into [-value, value].
 
     Example:
-        >>> @trace
+        >>> import torchtally as cstorch
+        >>> from torchtally.amp import GradScaler
+        >>> model = torch.nn.Linear(2, 1)
+        >>> compiled_model = cstorch.compile(model, cstorch.backend("CPU"))
+        >>> optimizer = cstorch.optim.SGD(model.parameters(), lr=0.1)
+        >>> grad_scaler = GradScaler(loss_scale="dynamic")
+        >>> @cstorch.trace
         ... def training_step(batch):
-        ...     loss = loss_fn(compiled_model(batch[0]), batch[1])
+        ...     loss = torch.nn.functional.mse_loss(compiled_model(batch[0]), batch[1])
         ...     optimizer_step(loss, optimizer, grad_scaler, max_gradient_norm=1.0)
         ...     return loss
+        >>> loss = training_step((torch.ones(4, 2), torch.zeros(4, 1)))
+        >>> loss.shape, model.weight.grad is None  # the gradients were zeroed after the step
+        (torch.Size([]), True)
     """
     optimizers = _optimizers(optimizer)
     _check_clipping(max_gradient_norm, max_gradient_value)

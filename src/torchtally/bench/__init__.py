@@ -6,30 +6,38 @@ without its silent failures (a failing metric raises `MetricFailedError`) and wi
 layers counted. Any `torchtally.metrics.Metric` subclass is also accepted as a workload metric.
 """
 
-from torchtally.bench._activation_sparsity import ActivationSparsity, ActivationSparsityByLayer
-from torchtally.bench._audio import MelSpectrogram, MFCCPreProcessor, S2SPreProcessor
-from torchtally.bench._benchmark import Benchmark
-from torchtally.bench._failure import MetricFailedError
-from torchtally.bench._hooks import ActivationHook, ConnectionHook
-from torchtally.bench._metric_types import (
+from torchtally.bench._harness.benchmark import Benchmark
+from torchtally.bench._harness.failure import MetricFailedError
+from torchtally.bench._harness.hooks import ActivationHook, ConnectionHook
+from torchtally.bench._harness.model import BenchModel, TorchModel, as_bench_model
+from torchtally.bench._harness.results_io import save_results
+from torchtally.bench._harness.snntorch_model import SNNTorchModel
+from torchtally.bench._metrics.activation_sparsity import (
+    ActivationSparsity,
+    ActivationSparsityByLayer,
+)
+from torchtally.bench._metrics.metric_types import (
     AccumulatedMetric,
     DeviceAccumulatedMetric,
     DeviceWorkloadMetric,
     StaticMetric,
     WorkloadMetric,
 )
-from torchtally.bench._model import BenchModel, TorchModel, as_bench_model
-from torchtally.bench._neuron_metrics import (
+from torchtally.bench._metrics.neuron import (
     NEURON_RESET_OPERATIONS,
     MembraneUpdates,
     NeuronOperations,
 )
-from torchtally.bench._processors import Aggregate, ChooseMaxCount, PostProcessor, PreProcessor
-from torchtally.bench._results_io import save_results
-from torchtally.bench._snntorch_model import SNNTorchModel
-from torchtally.bench._static_metrics import ConnectionSparsity, Footprint, ParameterCount
-from torchtally.bench._synaptic_operations import SynapticOperations
-from torchtally.bench._task_metrics import MSE, R2, SMAPE, ClassificationAccuracy
+from torchtally.bench._metrics.static import ConnectionSparsity, Footprint, ParameterCount
+from torchtally.bench._metrics.synaptic_operations import SynapticOperations
+from torchtally.bench._metrics.task import MSE, R2, SMAPE, ClassificationAccuracy
+from torchtally.bench._processing.audio import MelSpectrogram, MFCCPreProcessor, S2SPreProcessor
+from torchtally.bench._processing.processors import (
+    Aggregate,
+    ChooseMaxCount,
+    PostProcessor,
+    PreProcessor,
+)
 
 __all__ = [
     "MSE",

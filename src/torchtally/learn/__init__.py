@@ -6,16 +6,7 @@ observers through step closures, and checkpoints; observers render (`make_render
 `SummaryTable`) and plot (`plot_logdir`).
 """
 
-from torchtally.learn._adaptor import (
-    AdaptorError,
-    MetricInput,
-    adapt,
-    find_adaptor,
-    register_adaptor,
-)
-from torchtally.learn._dash_renderer import make_renderer
-from torchtally.learn._dashboard import Dashboard
-from torchtally.learn._events import (
+from torchtally._records import (
     SYSTEM_SPLIT,
     CurveData,
     MetricRecord,
@@ -23,22 +14,31 @@ from torchtally.learn._events import (
     Progress,
     RunInfo,
 )
-from torchtally.learn._learner import Learner
-from torchtally.learn._learner_curves import curve_data, pr_curve, roc_curve, write_curves
-from torchtally.learn._learner_loop import NonFiniteLossError
-from torchtally.learn._learner_select import EarlyStopping
-from torchtally.learn._learner_steps import classification_step
-from torchtally.learn._log_tensorboard import TensorBoardLogger
-from torchtally.learn._loggers import FileLogger, read_records
+from torchtally.learn._adaptor import (
+    AdaptorError,
+    MetricInput,
+    adapt,
+    find_adaptor,
+    register_adaptor,
+)
+from torchtally.learn._dashboard.dashboard import Dashboard
+from torchtally.learn._dashboard.plain import PlainRenderer
+from torchtally.learn._dashboard.renderer import make_renderer
+from torchtally.learn._learner.curves import curve_data, pr_curve, roc_curve, write_curves
+from torchtally.learn._learner.learner import Learner
+from torchtally.learn._learner.loop import NonFiniteLossError
+from torchtally.learn._learner.select import EarlyStopping
+from torchtally.learn._learner.steps import classification_step
+from torchtally.learn._logs.files import FileLogger, read_records
+from torchtally.learn._logs.summary_table import SummaryRow, SummaryTable
+from torchtally.learn._logs.tensorboard import TensorBoardLogger
 from torchtally.learn._outputs import (
     ClassificationOutput,
     MultiLabelClassificationOutput,
     RegressionOutput,
     SequenceOutput,
 )
-from torchtally.learn._plain import PlainRenderer
-from torchtally.learn._plots import plot_logdir
-from torchtally.learn._summary import SummaryRow, SummaryTable
+from torchtally.learn._plots.plots import plot_logdir
 
 __all__ = [
     "SYSTEM_SPLIT",

@@ -77,8 +77,9 @@ class MetricInput:
         **kwargs: Keyword arguments.
 
     Example:
-        >>> MetricInput(output.loss, weight=4.0).args
-        (tensor(0.7),)
+        >>> inputs = MetricInput(torch.tensor(0.7), weight=4.0)
+        >>> inputs.args, inputs.kwargs
+        ((tensor(0.7000),), {'weight': 4.0})
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -98,7 +99,11 @@ class AdaptorError(TypeError):
     """Raised when no adaptor turns a step's output into a metric's input.
 
     Example:
-        >>> adapt(RegressionOutput(loss, pred, y), AccuracyMetric())  # raises AdaptorError
+        >>> output = RegressionOutput(torch.tensor(0.1), torch.zeros(4), torch.zeros(4))
+        >>> adapt(output, AccuracyMetric("accuracy"))
+        Traceback (most recent call last):
+            ...
+        torchtally.learn._adaptor.AdaptorError: No adaptor turns a step output of type RegressionOutput into the input of AccuracyMetric (metric 'accuracy')...
     """
 
 
@@ -115,7 +120,17 @@ def register_adaptor(output_type: type, metric_type: type, fn: Adaptor) -> None:
         fn: Takes the output and returns a `MetricInput` or a tuple of positional arguments.
 
     Example:
+        >>> from dataclasses import dataclass
+        >>> @dataclass
+        ... class MyOutput:
+        ...     labels: torch.Tensor
+        ...     logits: torch.Tensor
         >>> register_adaptor(MyOutput, AccuracyMetric, lambda out: (out.labels, out.logits))
+        >>> accuracy = AccuracyMetric("accuracy")
+        >>> output = MyOutput(torch.tensor([0, 1]), torch.tensor([[2.0, 0.0], [0.0, 1.0]]))
+        >>> accuracy.update(*adapt(output, accuracy).args)
+        >>> accuracy.compute()
+        tensor(1.)
     """
     for name, value in (("output_type", output_type), ("metric_type", metric_type)):
         if not isinstance(value, type):
@@ -164,7 +179,12 @@ def adapt(output: Any, metric: Any, fn: Adaptor | None = None) -> MetricInput:
         AdaptorError: No adaptor is registered for the pair and none was given.
 
     Example:
+        >>> metric = AccuracyMetric("accuracy")
+        >>> logits = torch.tensor([[2.0, 0.0], [0.0, 1.0], [3.0, 1.0]])
+        >>> output = ClassificationOutput(torch.tensor(0.5), logits, torch.tensor([0, 1, 1]))
         >>> metric.update(*adapt(output, metric).args)
+        >>> metric.compute()
+        tensor(0.6667)
     """
     chosen = fn if fn is not None else find_adaptor(type(output), type(metric))
     if chosen is None:

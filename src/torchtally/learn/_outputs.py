@@ -33,8 +33,10 @@ class ClassificationOutput:
         targets: `(N,)` integer class indices.
 
     Example:
-        >>> logits = model(inputs)
-        >>> ClassificationOutput(F.cross_entropy(logits, labels), logits, labels)
+        >>> logits, labels = torch.tensor([[2.0, 0.0], [0.0, 1.0]]), torch.tensor([0, 0])
+        >>> loss = torch.nn.functional.cross_entropy(logits, labels)
+        >>> ClassificationOutput(loss, logits, labels).loss
+        tensor(0.7201)
     """
 
     loss: Tensor
@@ -53,8 +55,10 @@ class MultiLabelClassificationOutput:
         targets: `(N, C)` 0/1 label indicators.
 
     Example:
-        >>> logits = model(inputs)
-        >>> MultiLabelClassificationOutput(F.binary_cross_entropy_with_logits(logits, y), logits, y)
+        >>> logits, y = torch.tensor([[3.0, -3.0]]), torch.tensor([[1.0, 0.0]])
+        >>> loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y)
+        >>> MultiLabelClassificationOutput(loss, logits, y).targets
+        tensor([[1., 0.]])
     """
 
     loss: Tensor
@@ -74,8 +78,9 @@ class RegressionOutput:
         targets: The true values.
 
     Example:
-        >>> pred = model(inputs)
-        >>> RegressionOutput(F.mse_loss(pred, y), pred, y)
+        >>> pred, y = torch.tensor([1.0, 2.0]), torch.tensor([1.0, 4.0])
+        >>> RegressionOutput(torch.nn.functional.mse_loss(pred, y), pred, y).loss
+        tensor(2.)
     """
 
     loss: Tensor
@@ -98,9 +103,13 @@ class SequenceOutput:
         pad_id: The padding token id, or None when every position counts.
 
     Example:
-        >>> logits = model(tokens[:, :-1])
-        >>> loss = F.cross_entropy(logits.flatten(0, 1), tokens[:, 1:].flatten(), ignore_index=0)
-        >>> SequenceOutput(loss, logits, tokens[:, 1:], pad_id=0)
+        >>> tokens = torch.tensor([[5, 3, 2, 0]])  # one sequence, padded with 0
+        >>> logits = torch.zeros(1, 3, 6)  # the model's output for tokens[:, :-1]
+        >>> loss = torch.nn.functional.cross_entropy(
+        ...     logits.flatten(0, 1), tokens[:, 1:].flatten(), ignore_index=0
+        ... )
+        >>> SequenceOutput(loss, logits, tokens[:, 1:], pad_id=0).num_tokens()
+        tensor(2)
     """
 
     loss: Tensor
@@ -116,7 +125,10 @@ class SequenceOutput:
             replaced by 0 (a valid class) and weighted 0, so no metric counts them as errors.
 
         Example:
+            >>> output = SequenceOutput(torch.tensor(1.0), torch.zeros(1, 3, 6), torch.tensor([[3, 2, 0]]), 0)
             >>> targets, logits, weights = output.flat()
+            >>> targets, logits.shape, weights
+            (tensor([3, 2, 0]), torch.Size([3, 6]), tensor([1., 1., 0.]))
         """
         logits = self.output.reshape(-1, self.output.shape[-1])
         targets = self.targets.reshape(-1)

@@ -150,6 +150,8 @@ class Metric(nn.Module, ABC):
     unit: str = ""
     #: Whether a larger value is better (True), smaller (False), or neither / unknown (None).
     higher_is_better: bool | None = None
+    #: What `update` takes: a key of `metrics._metadata.INPUT_KINDS` ("" for undeclared).
+    input_kind: str = ""
 
     #: The dtype `compute` casts a floating 0-d/any tensor value to (None: leave it; `float`: a
     #: Python float outside tracing). cstorch's metrics return float32 whatever their state

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Literal, final
+from typing import Any, Literal, cast, final
 
 import torch
 from torch import Tensor
@@ -35,7 +35,7 @@ def _check_eps(eps: Any, algorithm: str) -> tuple[float | None, float]:
 
 
 def _rms(x: Tensor) -> Tensor:
-    return x.norm() / math.sqrt(x.numel())
+    return cast(Tensor, x.norm() / math.sqrt(x.numel()))
 
 
 def _alias(name: str, value: Any, alias: str, alias_value: Any) -> tuple[str, Any]:
@@ -257,9 +257,11 @@ class Adafactor(Optimizer):
         """Fold `grad**2` into the running estimate with weight `1 - beta2_t`; return V_hat."""
         state = self.state[p]
         if p.dim() <= 1:
-            state["variance"].lerp_(grad * grad, weight)
-            return state["variance"].clone()
-        row_var, col_var = state["row_var"], state["col_var"]
+            variance: Tensor = state["variance"]
+            variance.lerp_(grad * grad, weight)
+            return variance.clone()
+        row_var: Tensor = state["row_var"]
+        col_var: Tensor = state["col_var"]
         row_var.lerp_((grad * grad).mean(dim=-1, keepdim=True), weight)
         col_var.lerp_((grad * grad).mean(dim=-2, keepdim=True), weight)
         return (row_var @ col_var) / row_var.mean(dim=-2, keepdim=True).clamp(min=eps1)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import Tensor
@@ -211,7 +211,7 @@ class Optimizer(torch.optim.Optimizer, ABC):
         state = self.state[p]
         if name not in state:
             state[name] = factory(p)
-        return state[name]
+        return cast(Tensor, state[name])
 
     def increment_global_step(self, p: Tensor) -> Tensor:
         """Add one to `state[p]["step"]` in place and return it (needs `enable_global_step`).
@@ -224,7 +224,7 @@ class Optimizer(torch.optim.Optimizer, ABC):
         """
         step = self.state[p]["step"]
         step.add_(1)
-        return step
+        return cast(Tensor, step)
 
     def params_with_grad(self) -> list[tuple[dict[str, Any], Tensor, Tensor]]:
         """The `(group, parameter, gradient)` triples of the parameters that have a gradient.

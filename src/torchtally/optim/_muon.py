@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import final
+from typing import cast, final
 
 import torch
 from torch import Tensor
@@ -54,7 +54,7 @@ def zeropower_via_newtonschulz5(grad: Tensor, steps: int) -> Tensor:
         gram = x @ x.mT
         poly = b * gram + c * gram @ gram
         x = a * x + poly @ x
-    return x.mT if tall else x
+    return cast(Tensor, x.mT if tall else x)
 
 
 @final

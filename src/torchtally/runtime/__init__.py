@@ -7,6 +7,7 @@ A cstorch program creates a `backend`, `compile`s its model, decorates its step 
 
 Example:
     >>> import torchtally as cstorch
+    >>> model = torch.nn.Linear(4, 2)
     >>> backend = cstorch.backend("CPU")
     >>> compiled_model = cstorch.compile(model, backend)
     >>> @cstorch.trace

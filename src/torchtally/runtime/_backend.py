@@ -195,8 +195,9 @@ def backend(
         The new current `Backend` (the current one, or None, when `backend_type` is None).
 
     Example:
+        >>> # skipped when run as a doctest: it needs a GPU
         >>> b = backend("GPU", compile={"mode": "reduce-overhead"})  # doctest: +SKIP
-        >>> with b.device:
+        >>> with b.device:  # doctest: +SKIP
         ...     model = torch.nn.Linear(4, 2)  # parameters created on the GPU
     """
     if backend_type is None:

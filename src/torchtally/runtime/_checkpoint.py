@@ -82,8 +82,14 @@ def save(
         ImportError: h5py is not installed (`pip install torchtally[checkpoint]`).
 
     Example:
+        >>> from torchtally.optim import SGD
+        >>> model = torch.nn.Linear(4, 2)
+        >>> opt = SGD(model.parameters(), lr=0.1)
+        >>> os.makedirs("ckpt", exist_ok=True)
         >>> save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": 100},
         ...      "ckpt/step_100.h5", max_checkpoints=3)
+        >>> load("ckpt/step_100.h5")["step"]
+        100
     """
     if format not in ("torchtally", "cstorch"):
         raise ValueError(
@@ -127,8 +133,11 @@ def load(
         FileNotFoundError: `path` does not name a file.
 
     Example:
-        >>> state = load("ckpt/step_100.h5", map_location="cpu")
+        >>> model = torch.nn.Linear(4, 2)
+        >>> save({"model": model.state_dict(), "step": 100}, "step_100.h5")
+        >>> state = load("step_100.h5", map_location="cpu")
         >>> model.load_state_dict(state["model"])
+        <All keys matched successfully>
     """
     if not isinstance(unsafe_unpickle, bool):
         raise TypeError(

@@ -181,7 +181,12 @@ def write_cstorch(h5py: ModuleType, path: str, state_dict: Any) -> None:
             int, float, str and None.
 
     Example:
-        >>> write_cstorch(h5py, "/tmp/.ckpt.tmp", {"model": model.state_dict(), "step": 3})
+        >>> import h5py
+        >>> model = torch.nn.Linear(2, 1)
+        >>> write_cstorch(h5py, "cstorch.mdl", {"model": model.state_dict(), "step": 3})
+        >>> with h5py.File("cstorch.mdl", "r") as f:
+        ...     is_cstorch_file(f)
+        True
     """
     leaves, spec = pytree.tree_flatten(state_dict)
     keys = _leaf_keys(spec, [])
@@ -439,8 +444,13 @@ def read_cstorch(h5py: ModuleType, f: Any, place: Any, *, unsafe_unpickle: bool 
         The saved state dict, with tied tensors tied again.
 
     Example:
+        >>> import h5py
+        >>> from torchtally.runtime._checkpoint_decode import device_mapper
+        >>> write_cstorch(h5py, "cerebras_ckpt.mdl", {"weight": torch.ones(2), "step": 3})
         >>> with h5py.File("cerebras_ckpt.mdl", "r") as f:
         ...     state = read_cstorch(h5py, f, device_mapper(None))
+        >>> state
+        {'weight': tensor([1., 1.]), 'step': 3}
     """
     attrs = f.attrs
     version = attrs.get("__version__")

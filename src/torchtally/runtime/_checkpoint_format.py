@@ -51,10 +51,14 @@ class CheckpointError(RuntimeError, ValueError):
     """A file is not a readable checkpoint: corrupt, truncated, incomplete, or not allowed.
 
     Example:
+        >>> from pathlib import Path
+        >>> from torchtally.runtime import load
+        >>> _ = Path("notes.txt").write_text("not a checkpoint")
         >>> try:
         ...     load("notes.txt")
         ... except CheckpointError as err:
         ...     print(err)  # names the file and what is wrong with it
+        Cannot load '.../notes.txt': it is neither a torchtally checkpoint (HDF5) nor a torch.save file (its first bytes are b'not a ch').
     """
 
 

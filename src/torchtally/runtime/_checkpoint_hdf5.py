@@ -48,7 +48,12 @@ def write_container(
         pause: Test seam, called with "partial" once part of the storages are written.
 
     Example:
-        >>> write_container(h5py, "/tmp/.ckpt.tmp", encode_tree({"step": 1}))
+        >>> import h5py
+        >>> from torchtally.runtime._checkpoint_encode import encode_tree
+        >>> write_container(h5py, "step.h5", encode_tree({"step": 1}))
+        >>> with h5py.File("step.h5", "r") as f:
+        ...     int(f.attrs["complete"])
+        1
     """
     with h5py.File(path, "w-", libver="latest") as f:
         f.attrs["format"] = _ascii(FORMAT_NAME)
@@ -161,8 +166,13 @@ def read_container(
         checked against its digest).
 
     Example:
+        >>> import h5py
+        >>> from torchtally.runtime._checkpoint_encode import encode_tree
+        >>> write_container(h5py, "model.h5", encode_tree({"weight": torch.ones(3)}))
         >>> with h5py.File("model.h5", "r") as f:
         ...     manifest, specs, arrays = read_container(h5py, f)
+        >>> len(arrays)
+        1
     """
     _check_root(f)
     _members(h5py, f, {"manifest": h5py.Dataset, "storages": h5py.Group}, "")

@@ -37,8 +37,15 @@ def record_and_prune(path: str, limit: int | None) -> list[str]:
         The paths deleted, oldest first.
 
     Example:
-        >>> record_and_prune("/ckpts/step_300.h5", 2)  # after step_100 and step_200
-        ['/ckpts/step_100.h5']
+        >>> from pathlib import Path
+        >>> Path("ckpts").mkdir()
+        >>> for step in (100, 200, 300):
+        ...     _ = Path(f"ckpts/step_{step}.h5").write_bytes(b"")
+        ...     removed = record_and_prune(f"ckpts/step_{step}.h5", 2)
+        >>> [Path(path).name for path in removed]  # the third save removed the first
+        ['step_100.h5']
+        >>> sorted(path.name for path in Path("ckpts").glob("*.h5"))
+        ['step_200.h5', 'step_300.h5']
     """
     real = os.path.realpath(path)
     directory = os.path.dirname(real)

@@ -81,10 +81,13 @@ def compile(model: nn.Module, backend: str | Backend | None = None) -> CompiledM
         A `CompiledModel`: callable like the module; it also forwards attribute access.
 
     Example:
+        >>> from torchtally.runtime import backend
         >>> cpu = backend("CPU")
         >>> with cpu.device:
         ...     model = torch.nn.Linear(4, 2)
         >>> compiled_model = compile(model, cpu)
+        >>> compiled_model(torch.ones(3, 4)).shape
+        torch.Size([3, 2])
     """
     if not isinstance(model, nn.Module):
         raise TypeError(

@@ -24,9 +24,14 @@ class TensorReadError(RuntimeError):
     """Raised when a traced step reads a tensor's value (`.item()`, `float(t)`, `print(t)`, ...).
 
     Example:
+        >>> from torchtally.runtime import trace
         >>> @trace
         ... def step(x):
-        ...     return x.sum().item()  # raises TensorReadError
+        ...     return x.sum().item()
+        >>> step(torch.ones(3))
+        Traceback (most recent call last):
+            ...
+        torchtally.runtime._guard.TensorReadError: Reading a tensor's value inside the traced step `step` is not allowed (...)...
     """
 
 
@@ -86,7 +91,10 @@ class NoTensorReads(TorchFunctionMode):
 
     Example:
         >>> with NoTensorReads("train_step"):
-        ...     float(torch.ones(()))  # raises TensorReadError
+        ...     float(torch.ones(()))
+        Traceback (most recent call last):
+            ...
+        torchtally.runtime._guard.TensorReadError: Reading a tensor's value inside the traced step `train_step` is not allowed (float(tensor))...
     """
 
     def __init__(self, step_name: str) -> None:
@@ -97,7 +105,7 @@ class NoTensorReads(TorchFunctionMode):
         global _depth
         _depth += 1
         try:
-            super().__enter__()
+            super().__enter__()  # type: ignore[no-untyped-call]
         except BaseException:
             _depth -= 1
             raise
@@ -106,7 +114,7 @@ class NoTensorReads(TorchFunctionMode):
     def __exit__(self, *exc: object) -> None:
         global _depth
         try:
-            super().__exit__(*exc)
+            super().__exit__(*exc)  # type: ignore[no-untyped-call]
         finally:
             _depth -= 1
 

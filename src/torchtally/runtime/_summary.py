@@ -29,11 +29,21 @@ def summarize_scalar(name: str, value: torch.Tensor | float) -> None:
         value: A one-element tensor (any device) or a Python number.
 
     Example:
+        >>> from torch.utils.tensorboard import SummaryWriter
+        >>> from torchtally.runtime import trace
+        >>> from torchtally.utils.data import DataExecutor, DataLoader
+        >>> def input_fn(batch_size):
+        ...     data = torch.utils.data.TensorDataset(torch.arange(8.0))
+        ...     return torch.utils.data.DataLoader(data, batch_size=batch_size)
+        >>> writer = SummaryWriter("tb")
         >>> @trace
         ... def training_step(batch):
-        ...     loss = ...
+        ...     loss = batch[0].mean()
         ...     summarize_scalar("train/loss", loss)
         ...     return loss
+        >>> for batch in DataExecutor(DataLoader(input_fn, batch_size=4), num_steps=2, writer=writer):
+        ...     loss = training_step(batch)
+        >>> writer.flush()
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"Argument `name` must be a non-empty string. Received: name={name!r}")

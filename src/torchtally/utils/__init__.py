@@ -2,8 +2,15 @@
 TensorBoard summaries (`utils.tensorboard`, loaded on first use).
 
 Example:
+    >>> import torch
+    >>> from torchtally import utils
+    >>> def input_fn(batch_size):
+    ...     data = torch.utils.data.TensorDataset(torch.arange(64.0))
+    ...     return torch.utils.data.DataLoader(data, batch_size=batch_size)
     >>> dataloader = utils.data.DataLoader(input_fn, batch_size=32)
-    >>> executor = utils.data.DataExecutor(dataloader, num_steps=100)
+    >>> executor = utils.data.DataExecutor(dataloader, num_steps=2)
+    >>> [batch[0].shape for batch in executor]
+    [torch.Size([32]), torch.Size([32])]
 """
 
 from torchtally.utils import data, nest, tracker

@@ -23,7 +23,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -121,8 +121,13 @@ class SummaryReader:
         **kwargs: Passed to tensorboard's `EventAccumulator` (e.g. `size_guidance`).
 
     Example:
-        >>> reader = SummaryReader("logs")
-        >>> [event.value for event in reader.read_scalar("loss")]
+        >>> writer = SummaryWriter(log_dir="reader-logs")
+        >>> for step, loss in enumerate([0.9, 0.7, 0.6], start=1):
+        ...     writer.add_scalar("loss", loss, step)
+        >>> writer.flush()
+        >>> reader = SummaryReader("reader-logs")
+        >>> [(event.step, round(event.value, 2)) for event in reader.read_scalar("loss")]
+        [(1, 0.9), (2, 0.7), (3, 0.6)]
     """
 
     def __init__(
@@ -202,7 +207,7 @@ class SummaryReader:
 
     def Scalars(self, name: str) -> list[Any]:
         """Alias of `read_scalar(name)`."""
-        return self.read_scalar(name)
+        return cast(list[Any], self.read_scalar(name))
 
     def tensor_names(self) -> set[str]:
         """The names of all tensors written with `add_tensor`."""
@@ -241,5 +246,5 @@ class SummaryReader:
             return ordered[-1] if latest_only else ordered
 
         if step is not None:
-            return pick(found[step])
+            return cast(TensorDescriptor | list[TensorDescriptor], pick(found[step]))
         return {s: pick(items) for s, items in sorted(found.items())}

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from torchtally.learn._events import SYSTEM_SPLIT, MetricRecord
+from torchtally._records import SYSTEM_SPLIT, MetricRecord
 from torchtally.metrics.system import (
     CPUMemoryUsage,
     CPUUsage,
@@ -225,7 +225,7 @@ def test_optional_packages_are_imported_lazily() -> None:
     code = (
         "import sys; optional = ('psutil', 'pynvml', 'matplotlib'); import torch; "
         "before = {m for m in optional if m in sys.modules}; "
-        "import torchtally.metrics.system, torchtally.learn._plots; "
+        "import torchtally.metrics.system, torchtally.learn._plots.plots; "
         "print(sorted(m for m in optional if m in sys.modules and m not in before))"
     )
     result = subprocess.run(

@@ -77,7 +77,7 @@ def mackey_glass_series(
     n_steps = math.ceil((times.max() if times.size else 0.0) / h) + 1
 
     def rate(y: float, delayed: float) -> float:
-        return beta * delayed / (1.0 + delayed**nmg) - gamma * y
+        return float(beta * delayed / (1.0 + delayed**nmg) - gamma * y)
 
     # Grid values and slopes; index k holds t = k*h, the constant past occupies k < 0.
     ys = [constant_past] * (n_steps + 1)
@@ -107,12 +107,13 @@ def mackey_glass_series(
     y0, y1 = grid[index], grid[index + 1]
     m0, m1 = grad[index] * h, grad[index + 1] * h
     s2, s3 = s * s, s * s * s
-    return (
+    values: np.ndarray = (
         (2 * s3 - 3 * s2 + 1) * y0
         + (s3 - 2 * s2 + s) * m0
         + (-2 * s3 + 3 * s2) * y1
         + (s3 - s2) * m1
     )
+    return values
 
 
 class MackeyGlass(Dataset[tuple[Tensor, Tensor]]):

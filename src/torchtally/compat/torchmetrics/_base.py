@@ -18,7 +18,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from torchtally.metrics._base import Metric as _TallyMetric
+from torchtally.metrics import Metric as _TallyMetric
 
 __all__ = ["Metric"]
 

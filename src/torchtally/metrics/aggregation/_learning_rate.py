@@ -30,6 +30,10 @@ class LearningRateMetric(Metric):
         0.1
     """
 
+    unit = ""
+    higher_is_better = None
+    input_kind = "learning_rate"
+
     def __init__(self, name: str | None = None, *, param_group: int = 0) -> None:
         super().__init__(name)
         self.param_group = param_group

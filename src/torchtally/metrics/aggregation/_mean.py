@@ -38,6 +38,9 @@ class MeanMetric(Metric):
         3.5
     """
 
+    unit = ""
+    higher_is_better = None
+    input_kind = "values"
     result_dtype = torch.float32  # as cstorch
 
     error_kinds = ("non-finite values", "negative weights")
@@ -96,6 +99,7 @@ class PerplexityMetric(Metric):
         1.0
     """
 
+    input_kind = "tokens"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = ""
     #: Whether a larger value is better (early stopping, best checkpoints).

@@ -53,6 +53,9 @@ class CalibrationErrorMetric(Metric):
         tensor(0.2900, dtype=torch.float64)
     """
 
+    unit = ""
+    higher_is_better = False
+    input_kind = "scores"
     error_kinds = (
         "non-finite predictions",
         "probabilities outside [0, 1]",

@@ -52,9 +52,10 @@ class AccuracyMetric(Metric):
     Example:
         >>> acc = AccuracyMetric("accuracy")
         >>> acc(labels=torch.tensor([0, 1, 1]), predictions=torch.tensor([0, 1, 0]))
-        tensor(0.6667, dtype=torch.float64)
+        tensor(0.6667)
     """
 
+    input_kind = "classification"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).

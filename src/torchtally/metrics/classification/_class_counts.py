@@ -9,6 +9,7 @@ them can share one state and one update.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -34,7 +35,7 @@ __all__ = [
 
 def confusion_matrix_key(
     num_classes: int, threshold: float, check_values: bool, score_kind: str = "auto"
-) -> tuple:
+) -> tuple[Any, ...]:
     """`ConfusionMatrixMetric.shared_statistic()` for these arguments (defined here so that the
     class-count metrics, which derive from it, and the confusion matrix agree)."""
     return (

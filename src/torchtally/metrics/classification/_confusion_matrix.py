@@ -45,6 +45,9 @@ class ConfusionMatrixMetric(Metric):
                 [1., 1.]], dtype=torch.float64)
     """
 
+    unit = ""
+    higher_is_better = None
+    input_kind = "classification"
     error_kinds = error_kinds("multiclass")
 
     def __init__(

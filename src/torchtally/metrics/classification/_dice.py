@@ -38,6 +38,7 @@ class DiceCoefficientMetric(PerClassOverlapMetric):
         tensor(0.7333)
     """
 
+    input_kind = "classification"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).

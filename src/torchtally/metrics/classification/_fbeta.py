@@ -74,6 +74,7 @@ class FBetaScoreMetric(_FBeta):
         tensor(0.4545)
     """
 
+    input_kind = "classification"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).
@@ -131,6 +132,7 @@ class F1ScoreMetric(_FBeta):
         tensor(0.6667, dtype=torch.float64)
     """
 
+    input_kind = "classification"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).

@@ -38,6 +38,7 @@ class MeanIOUMetric(PerClassOverlapMetric):
         tensor(0.5833)
     """
 
+    input_kind = "classification"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).

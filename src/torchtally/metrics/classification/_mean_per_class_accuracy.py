@@ -41,6 +41,7 @@ class MeanPerClassAccuracyMetric(ClassCountsMetric):
         tensor(0.4444)
     """
 
+    input_kind = "classification"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).

@@ -48,6 +48,7 @@ class PrecisionMetric(AveragedClassCountsMetric):
         tensor(0.5556, dtype=torch.float64)
     """
 
+    input_kind = "classification"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).

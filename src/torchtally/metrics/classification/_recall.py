@@ -48,6 +48,7 @@ class RecallMetric(AveragedClassCountsMetric):
         tensor(0.6667, dtype=torch.float64)
     """
 
+    input_kind = "classification"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).

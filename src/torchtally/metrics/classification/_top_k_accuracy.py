@@ -41,6 +41,7 @@ class TopKAccuracyMetric(Metric):
         tensor(0.5000, dtype=torch.float64)
     """
 
+    input_kind = "classification"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).

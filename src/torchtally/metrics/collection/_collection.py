@@ -203,8 +203,8 @@ class MetricCollection(nn.Module):
         unsync_states([self._metric(g[0]) for g in self.groups])
         self._alias_shared_states()
 
-    def _apply(self, fn: Callable[..., Any], recurse: bool = True) -> MetricCollection:  # type: ignore[override]
-        super()._apply(fn, recurse)
+    def _apply(self, fn: Callable[..., Any], recurse: bool = True) -> MetricCollection:
+        super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
         self._alias_shared_states()  # .to()/.cuda() re-allocate each member's buffers
         return self
 
@@ -219,7 +219,7 @@ class MetricCollection(nn.Module):
     def __getitem__(self, name: str) -> Metric:
         return self._metric(name)
 
-    def __iter__(self) -> Iterator[str]:  # type: ignore[override]
+    def __iter__(self) -> Iterator[str]:
         return iter(self.metrics)
 
     def __len__(self) -> int:

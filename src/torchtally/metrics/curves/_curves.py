@@ -216,6 +216,9 @@ _ARGS = """
 
 @final
 class AveragePrecisionMetric(_CurveMetric):
+    unit = ""
+    higher_is_better = True
+    input_kind = "scores"
     __doc__ = (
         """Average precision (area under the precision-recall step curve).
 
@@ -246,6 +249,9 @@ class AveragePrecisionMetric(_CurveMetric):
 
 @final
 class PrecisionRecallCurveMetric(_CurveMetric):
+    unit = ""
+    higher_is_better = None
+    input_kind = "scores"
     __doc__ = (
         """Precision-recall curve: `(precision, recall, thresholds)`, or a list of them per
     class for multiclass / multilabel with average="none".
@@ -287,6 +293,9 @@ class PrecisionRecallCurveMetric(_CurveMetric):
 
 @final
 class ROCMetric(_CurveMetric):
+    unit = ""
+    higher_is_better = None
+    input_kind = "scores"
     __doc__ = (
         """ROC curve: `(fpr, tpr, thresholds)` by decreasing threshold, or a list of them per
     class for multiclass / multilabel with average="none".

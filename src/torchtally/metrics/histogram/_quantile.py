@@ -42,6 +42,9 @@ class QuantileMetric(Metric):
         True
     """
 
+    unit = ""
+    higher_is_better = None
+    input_kind = "values"
     error_kinds = ("values outside [low, high] or NaN", "negative weights")
 
     def __init__(

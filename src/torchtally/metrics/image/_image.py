@@ -33,6 +33,9 @@ class PSNRMetric(Metric):
         tensor(2.5527, dtype=torch.float64)
     """
 
+    unit = ""
+    higher_is_better = True
+    input_kind = "image"
     error_kinds = ("non-finite values",)
 
     def __init__(
@@ -97,6 +100,11 @@ class SSIMMetric(Metric):
         tensor(1., dtype=torch.float64)
     """
 
+    unit = ""
+    higher_is_better = True
+    input_kind = "image"
+    similarity: Tensor
+    images: Tensor
     error_kinds = ("non-finite values",)
 
     def __init__(

@@ -31,6 +31,11 @@ class HammingScoreMetric(Metric):
         tensor(0.7500, dtype=torch.float64)
     """
 
+    unit = ""
+    higher_is_better = True
+    input_kind = "multilabel"
+    correct: Tensor
+    total: Tensor
     error_kinds = ("non-finite predictions", "labels not 0 or 1", "negative weights")
 
     def __init__(

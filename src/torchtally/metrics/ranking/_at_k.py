@@ -80,9 +80,10 @@ class PrecisionAtKMetric(_AtKMetric):
     Example:
         >>> p = PrecisionAtKMetric(2)
         >>> p(torch.tensor([[1, 3]]), torch.tensor([[0.1, 0.5, 0.3, 0.2]]))
-        tensor(0.5000, dtype=torch.float64)
+        0.5
     """
 
+    input_kind = "ranking"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).
@@ -109,9 +110,10 @@ class RecallAtKMetric(_AtKMetric):
     Example:
         >>> r = RecallAtKMetric(1)
         >>> r(torch.tensor([[1, 3]]), torch.tensor([[0.1, 0.5, 0.3, 0.2]]))
-        tensor(0.5000, dtype=torch.float64)
+        0.5
     """
 
+    input_kind = "ranking"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).

@@ -49,9 +49,10 @@ class AUCMetric(Metric):
     Example:
         >>> metric = AUCMetric(num_thresholds=3)
         >>> metric(torch.tensor([0, 0, 1, 1]), torch.tensor([0.1, 0.6, 0.4, 0.9]))
-        tensor(0.5000, dtype=torch.float64)
+        0.5
     """
 
+    input_kind = "ranking"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).

@@ -84,6 +84,7 @@ class AUROCMetric(Metric):
         (tensor(0.7500, dtype=torch.float64), tensor(0.2500, dtype=torch.float64))
     """
 
+    input_kind = "ranking"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).

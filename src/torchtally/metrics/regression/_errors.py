@@ -59,6 +59,7 @@ class MSEMetric(_MeanErrorMetric):
         0.5
     """
 
+    input_kind = "regression"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = ""
     #: Whether a larger value is better (early stopping, best checkpoints).
@@ -76,6 +77,7 @@ class MAEMetric(_MeanErrorMetric):
         0.5
     """
 
+    input_kind = "regression"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = ""
     #: Whether a larger value is better (early stopping, best checkpoints).
@@ -96,6 +98,7 @@ class SMAPEMetric(_MeanErrorMetric):
         50.0
     """
 
+    input_kind = "regression"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = ""
     #: Whether a larger value is better (early stopping, best checkpoints).

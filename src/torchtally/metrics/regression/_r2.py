@@ -33,6 +33,7 @@ class R2ScoreMetric(Metric):
         0.5
     """
 
+    input_kind = "regression"
     #: Display unit of its values (fractions shown ×100 for "%").
     unit = ""
     #: Whether a larger value is better (early stopping, best checkpoints).

@@ -43,6 +43,9 @@ _IGNORED = torch.iinfo(torch.int64).min
 class _RetrievalMetric(Metric):
     """Shared state, update and compute; subclasses fix `_kind`."""
 
+    unit = ""
+    higher_is_better = True
+    input_kind = "retrieval"
     _kind = ""
     error_kinds = (
         "non-finite predictions",

@@ -6,10 +6,13 @@ A sensor that cannot read on this machine says so once, with the reason, and rec
 Percentages are fractions in [0, 1] with unit "%".
 
 Example:
-    >>> from torchtally.metrics.system import SystemMonitor
-    >>> monitor = SystemMonitor(interval_s=1.0, observers=[learner_logger])  # doctest: +SKIP
-    >>> with monitor:
-    ...     train()
+    >>> from torchtally.learn import SummaryTable
+    >>> from torchtally.metrics.system import CPUMemoryUsage, SystemMonitor
+    >>> table = SummaryTable()  # or the learner's observers: `learner.observers`
+    >>> with SystemMonitor([CPUMemoryUsage()], interval_s=1.0, observers=[table]) as monitor:
+    ...     pass  # train here; a sample every second goes to the observers
+    >>> monitor.running
+    False
 """
 
 from torchtally.metrics.system._cpu_memory import CPUMemoryUsage

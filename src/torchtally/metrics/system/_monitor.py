@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import final
 
 from torchtally._errors import check_int
-from torchtally.learn._events import SYSTEM_SPLIT, MetricRecord, Observer
+from torchtally._records import SYSTEM_SPLIT, MetricRecord, Observer
 from torchtally.metrics.system._defaults import default_sensors
 from torchtally.metrics.system._sensor import Sensor, announce_unavailable, logger
 
@@ -40,9 +40,15 @@ class SystemMonitor:
         >>> class Print:
         ...     def on_records(self, records):
         ...         print([(r.name, r.step) for r in records])
-        >>> with SystemMonitor([CPUMemoryUsage()], interval_s=0.5, observers=[Print()]) as mon:
-        ...     mon.set_epoch(1)
-        ...     time.sleep(1.2)  # prints [('cpu_memory', 0), ('cpu_memory_used', 0)], then step 1
+        >>> monitor = SystemMonitor([CPUMemoryUsage()], interval_s=60.0, observers=[Print()])
+        >>> monitor.set_epoch(1)
+        >>> _ = monitor.sample()  # what the sampler thread does every interval_s
+        [('cpu_memory', 0), ('cpu_memory_used', 0)]
+        >>> with monitor:  # samples on a daemon thread while the block runs
+        ...     monitor.running
+        True
+        >>> monitor.running
+        False
     """
 
     def __init__(

@@ -7,6 +7,7 @@ closes it when released.
 from __future__ import annotations
 
 from types import ModuleType
+from typing import cast
 
 from torchtally.metrics.system._sensor import SensorUnavailable, logger
 
@@ -28,9 +29,10 @@ def open_nvml() -> ModuleType:
         SensorUnavailable: nvidia-ml-py is missing or NVML cannot start (no NVIDIA driver).
 
     Example:
-        >>> nvml = open_nvml()
-        >>> count = nvml.nvmlDeviceGetCount()
-        >>> close_nvml(nvml)
+        >>> # skipped when run as a doctest: it needs an NVIDIA GPU and driver
+        >>> nvml = open_nvml()  # doctest: +SKIP
+        >>> count = nvml.nvmlDeviceGetCount()  # doctest: +SKIP
+        >>> close_nvml(nvml)  # doctest: +SKIP
     """
     try:
         import pynvml
@@ -43,7 +45,7 @@ def open_nvml() -> ModuleType:
             f"NVML could not be initialised ({type(err).__name__}: {err}); "
             "GPU metrics need an NVIDIA GPU and driver"
         ) from err
-    return pynvml
+    return cast(ModuleType, pynvml)
 
 
 def close_nvml(nvml: ModuleType) -> None:
@@ -53,7 +55,8 @@ def close_nvml(nvml: ModuleType) -> None:
         nvml: The module `open_nvml` returned.
 
     Example:
-        >>> close_nvml(open_nvml())
+        >>> # skipped when run as a doctest: it needs an NVIDIA GPU and driver
+        >>> close_nvml(open_nvml())  # doctest: +SKIP
     """
     try:
         nvml.nvmlShutdown()

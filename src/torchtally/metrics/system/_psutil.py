@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from types import ModuleType
+from typing import cast
 
 from torchtally.metrics.system._sensor import SensorUnavailable
 
@@ -30,4 +31,4 @@ def load_psutil() -> ModuleType:
         import psutil
     except ImportError as err:
         raise SensorUnavailable(PSUTIL_MISSING) from err
-    return psutil
+    return cast(ModuleType, psutil)

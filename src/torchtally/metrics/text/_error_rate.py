@@ -16,6 +16,11 @@ __all__ = ["CharErrorRateMetric", "WordErrorRateMetric"]
 
 
 class _ErrorRate(Metric):
+    unit = ""
+    higher_is_better = False
+    input_kind = "text"
+    errors: Tensor
+    total: Tensor
     _unit = "word"
 
     def __init__(self, name: str | None = None) -> None:

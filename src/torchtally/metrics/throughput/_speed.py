@@ -36,6 +36,11 @@ class IterationSpeedMetric(Metric):
         tensor(64., dtype=torch.float64)
     """
 
+    unit = ""
+    higher_is_better = True
+    input_kind = "count"
+    items: Tensor
+
     def __init__(
         self, name: str | None = None, *, clock: Callable[[], float] | None = None
     ) -> None:

@@ -14,7 +14,7 @@ resamples of everything seen, and they merge and sync like the wrapped metric's 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, final
+from typing import Any, cast, final
 
 import torch
 from torch import Tensor, nn
@@ -115,6 +115,10 @@ class BootStrapper(Metric):
         >>> 0.7 < float(out["mean"]) < 0.8 and 0.02 < float(out["std"]) < 0.07
         True
     """
+
+    unit = ""
+    higher_is_better = None
+    input_kind = "wrapped"
 
     def __init__(
         self,
@@ -221,9 +225,8 @@ class BootStrapper(Metric):
     def replicas(self) -> Tensor:
         """Every replica's value, stacked along a first dimension of size `num_bootstraps`."""
         call = self._compute_call
-        return torch.func.vmap(lambda states: torch.func.functional_call(call, states, ()))(
-            self._stacked()
-        )
+        replicas = torch.func.vmap(lambda states: torch.func.functional_call(call, states, ()))
+        return cast(Tensor, replicas(self._stacked()))
 
     def compute(self) -> dict[str, Tensor]:
         values = self.replicas()

@@ -41,6 +41,10 @@ class Running(Metric):
         tensor(4., dtype=torch.float64)
     """
 
+    unit = ""
+    higher_is_better = None
+    input_kind = "wrapped"
+
     def __init__(self, metric: Metric, window: int = 5, name: str | None = None) -> None:
         if not isinstance(metric, Metric):
             raise TypeError(

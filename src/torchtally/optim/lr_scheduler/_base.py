@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import Tensor
@@ -36,7 +36,7 @@ def scheduler_device(optimizer: torch.optim.Optimizer) -> torch.device:
         if isinstance(group["lr"], Tensor):
             return group["lr"].device
         if group["params"]:
-            return group["params"][0].device
+            return cast(torch.device, group["params"][0].device)
     return torch.device("cpu")
 
 
@@ -132,7 +132,7 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
         return self.total_iters
 
     @abstractmethod
-    def _get_closed_form_lr(self) -> Tensor:  # type: ignore[override]
+    def _get_closed_form_lr(self) -> Tensor:
         """The learning rate at step `self.last_epoch`, as a 0-dim tensor."""
 
     def step(self, epoch: int | None = None) -> None:

@@ -5,9 +5,13 @@ drives the run (batches, step closures, checkpoint steps, throughput), and the s
 split a dataset across ranks and loader workers.
 
 Example:
+    >>> import torch
+    >>> def input_fn(batch_size):
+    ...     data = torch.utils.data.TensorDataset(torch.arange(64.0))
+    ...     return torch.utils.data.DataLoader(data, batch_size=batch_size)
     >>> dataloader = DataLoader(input_fn, batch_size=32)
-    >>> for batch in DataExecutor(dataloader, num_steps=100, checkpoint_steps=10):
-    ...     loss = training_step(batch)
+    >>> for batch in DataExecutor(dataloader, num_steps=4, checkpoint_steps=2):
+    ...     total = batch[0].sum()  # the training step goes here
 """
 
 from torchtally.runtime._surface import from_numpy, to_numpy

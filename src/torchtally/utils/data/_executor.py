@@ -36,7 +36,11 @@ def current_executor() -> DataExecutor:
         RuntimeError: No executor exists yet.
 
     Example:
-        >>> executor = DataExecutor(dataloader, num_steps=10)
+        >>> from torchtally.utils.data import DataLoader
+        >>> def input_fn(batch_size):
+        ...     data = torch.utils.data.TensorDataset(torch.arange(8.0))
+        ...     return torch.utils.data.DataLoader(data, batch_size=batch_size)
+        >>> executor = DataExecutor(DataLoader(input_fn, batch_size=4), num_steps=2)
         >>> current_executor() is executor
         True
     """
@@ -68,12 +72,31 @@ class DataExecutor:
         clock: The profiler's clock (seconds). Default: `time.perf_counter`.
 
     Example:
-        >>> executor = DataExecutor(dataloader, num_steps=1000, checkpoint_steps=100)
+        >>> import torchtally as cstorch
+        >>> from torchtally.utils.data import DataLoader
+        >>> def input_fn(batch_size):
+        ...     data = torch.utils.data.TensorDataset(torch.arange(64.0))
+        ...     return torch.utils.data.DataLoader(data, batch_size=batch_size)
+        >>> @cstorch.trace
+        ... def training_step(batch):
+        ...     return batch[0].mean()
+        >>> @cstorch.step_closure
+        ... def post_training_step(loss):
+        ...     losses.append(float(loss))
+        >>> @cstorch.checkpoint_closure
+        ... def save_checkpoint(step):
+        ...     saved.append(step)
+        >>> losses, saved = [], []
+        >>> executor = DataExecutor(DataLoader(input_fn, batch_size=8), num_steps=4,
+        ...                         checkpoint_steps=2)
         >>> for step, batch in enumerate(executor):
         ...     loss = training_step(batch)
         ...     post_training_step(loss)  # a step closure: runs after this step
-        ...     save_checkpoint(step)  # a checkpoint closure: runs on steps 99, 199, ...
-        >>> executor.profiler.global_rate()  # samples per second
+        ...     save_checkpoint(step)  # a checkpoint closure: runs on steps 1, 3 (k-1, 2k-1)
+        >>> losses, saved
+        ([3.5, 11.5, 19.5, 27.5], [1, 3])
+        >>> executor.profiler.global_rate() > 0  # samples per second
+        True
     """
 
     def __init__(

@@ -161,8 +161,16 @@ class Profiler:
         Each access measures anew (and, like cstorch's, advances the smoothed `rate`).
 
         Example:
+            >>> from torchtally.utils.data import DataExecutor, DataLoader
+            >>> def input_fn(batch_size):
+            ...     data = torch.utils.data.TensorDataset(torch.arange(8.0))
+            ...     return torch.utils.data.DataLoader(data, batch_size=batch_size)
+            >>> executor = DataExecutor(DataLoader(input_fn, batch_size=4), num_steps=2)
+            >>> for batch in executor:
+            ...     pass
             >>> tracker = executor.profiler.rate_tracker
-            >>> tracker.total_samples, tracker.global_rate
+            >>> tracker.total_samples, tracker.global_rate > 0
+            (8, True)
         """
         return RateTracker(
             total_samples=self._total,
