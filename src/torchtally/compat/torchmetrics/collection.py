@@ -60,7 +60,7 @@ class MetricCollection(nn.Module):
         batches = _GroupBatches()
         for group in self._inner.groups:
             owner = self._inner[group[0]]
-            batches[id(owner)] = _Batch(owner._batch(*args, **kwargs))  # type: ignore[operator]
+            batches[id(owner)] = _Batch(owner._batch(*args, **kwargs))
         self._inner.update(batches)
         results: dict[str, Any] = {}
         for group in self._inner.groups:
@@ -68,7 +68,7 @@ class MetricCollection(nn.Module):
             self._inner[group[0]].check_errors()
             values = {k: v for k, v in batch.items() if not k.startswith("_")}
             for name in group:
-                results[name] = self._inner[name]._value(values)  # type: ignore[operator]
+                results[name] = self._inner[name]._value(values)
         return {self._key(name): results[name] for name in self._inner}
 
     def compute(self) -> dict[str, Any]:

@@ -86,7 +86,7 @@ class ClasswiseWrapper(nn.Module):
     def persistent(self, mode: bool = False) -> None:
         """Save the wrapped metric's states in `state_dict()` (as TorchMetrics' wrapper, whose
         states are the wrapped metric's)."""
-        self.metric.persistent(mode)  # type: ignore[operator]
+        self.metric.persistent(mode)
 
 
 class MultitaskWrapper(nn.Module):

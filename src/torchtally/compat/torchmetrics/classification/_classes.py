@@ -1175,7 +1175,7 @@ def _build(metric: str, task: str, arguments: dict[str, Any], kwargs: dict[str, 
 class Accuracy(_TaskFacade):
     """TorchMetrics' `Accuracy(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1208,7 +1208,7 @@ class Accuracy(_TaskFacade):
 class Precision(_TaskFacade):
     """TorchMetrics' `Precision(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1241,7 +1241,7 @@ class Precision(_TaskFacade):
 class Recall(_TaskFacade):
     """TorchMetrics' `Recall(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1274,7 +1274,7 @@ class Recall(_TaskFacade):
 class F1Score(_TaskFacade):
     """TorchMetrics' `F1Score(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1309,7 +1309,7 @@ class F1Score(_TaskFacade):
 class FBetaScore(_TaskFacade):
     """TorchMetrics' `FBetaScore(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         beta: float = 1.0,
@@ -1346,7 +1346,7 @@ class FBetaScore(_TaskFacade):
 class Specificity(_TaskFacade):
     """TorchMetrics' `Specificity(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1380,7 +1380,7 @@ class NegativePredictiveValue(_TaskFacade):
     """TorchMetrics' `NegativePredictiveValue(task=...)`: builds the Binary/Multiclass/Multilabel
     class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1413,7 +1413,7 @@ class NegativePredictiveValue(_TaskFacade):
 class HammingDistance(_TaskFacade):
     """TorchMetrics' `HammingDistance(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1446,7 +1446,7 @@ class HammingDistance(_TaskFacade):
 class StatScores(_TaskFacade):
     """TorchMetrics' `StatScores(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1479,7 +1479,7 @@ class StatScores(_TaskFacade):
 class ConfusionMatrix(_TaskFacade):
     """TorchMetrics' `ConfusionMatrix(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1508,7 +1508,7 @@ class ConfusionMatrix(_TaskFacade):
 class JaccardIndex(_TaskFacade):
     """TorchMetrics' `JaccardIndex(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1537,7 +1537,7 @@ class JaccardIndex(_TaskFacade):
 class MatthewsCorrCoef(_TaskFacade):
     """TorchMetrics' `MatthewsCorrCoef(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1564,7 +1564,7 @@ class MatthewsCorrCoef(_TaskFacade):
 class CohenKappa(_TaskFacade):
     """TorchMetrics' `CohenKappa(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1591,7 +1591,7 @@ class CohenKappa(_TaskFacade):
 class ExactMatch(_TaskFacade):
     """TorchMetrics' `ExactMatch(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1621,7 +1621,7 @@ class AUROC(_TaskFacade):
     """TorchMetrics' `AUROC(task=...)`: exact (`thresholds=None`, preallocated `capacity`) or
     binned, see `BinaryAUROC`."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         thresholds: int | list[float] | Any | None = None,
@@ -1653,7 +1653,7 @@ class AveragePrecision(_TaskFacade):
     """TorchMetrics' `AveragePrecision(task=...)`: exact (`thresholds=None`, preallocated
     `capacity`) or binned."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         thresholds: int | list[float] | Any | None = None,
@@ -1683,7 +1683,7 @@ class ROC(_TaskFacade):
     """TorchMetrics' `ROC(task=...)`: exact (`thresholds=None`, preallocated `capacity`) or
     binned."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         thresholds: int | list[float] | Any | None = None,
@@ -1713,7 +1713,7 @@ class PrecisionRecallCurve(_TaskFacade):
     """TorchMetrics' `PrecisionRecallCurve(task=...)`: exact (`thresholds=None`, preallocated
     `capacity`) or binned."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         thresholds: int | list[float] | Any | None = None,
@@ -1742,7 +1742,7 @@ class PrecisionRecallCurve(_TaskFacade):
 class CalibrationError(_TaskFacade):
     """TorchMetrics' `CalibrationError(task=...)` (binary or multiclass)."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         n_bins: int = 15,
@@ -1769,7 +1769,7 @@ class CalibrationError(_TaskFacade):
 class HingeLoss(_TaskFacade):
     """TorchMetrics' `HingeLoss(task=...)` (binary or multiclass)."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         num_classes: int | None = None,
@@ -1796,7 +1796,7 @@ class HingeLoss(_TaskFacade):
 class RecallAtFixedPrecision(_TaskFacade):
     """TorchMetrics' `RecallAtFixedPrecision(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         min_precision: float,
@@ -1825,7 +1825,7 @@ class RecallAtFixedPrecision(_TaskFacade):
 class PrecisionAtFixedRecall(_TaskFacade):
     """TorchMetrics' `PrecisionAtFixedRecall(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         min_recall: float,
@@ -1854,7 +1854,7 @@ class PrecisionAtFixedRecall(_TaskFacade):
 class SensitivityAtSpecificity(_TaskFacade):
     """TorchMetrics' `SensitivityAtSpecificity(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         min_specificity: float,
@@ -1883,7 +1883,7 @@ class SensitivityAtSpecificity(_TaskFacade):
 class SpecificityAtSensitivity(_TaskFacade):
     """TorchMetrics' `SpecificityAtSensitivity(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         min_sensitivity: float,
@@ -1912,7 +1912,7 @@ class SpecificityAtSensitivity(_TaskFacade):
 class EER(_TaskFacade):
     """TorchMetrics' `EER(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         thresholds: int | list[float] | Any | None = None,

@@ -137,7 +137,7 @@ class ClassificationMetric(Metric):
             if self.task == "binary"
             else (num_classes, num_classes)  # type: ignore[assignment]
             if self.task == "multiclass"
-            else (num_classes, 2, 2)  # type: ignore[assignment]
+            else (num_classes, 2, 2)
         )
         self.register_state("confmat", torch.zeros(shape, dtype=torch.int64), False, "sum")
 
@@ -203,7 +203,7 @@ class ClassificationMetric(Metric):
                 target,
                 self._width,
                 self.top_k,
-                self.ignore_index,  # type: ignore[arg-type]
+                self.ignore_index,
             )
         else:
             confmat, invalid = multilabel_confmat_update(
