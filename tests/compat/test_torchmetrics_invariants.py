@@ -32,7 +32,13 @@ FAST = {
     "Perplexity",
 }
 #: String inputs are host work: these raise inside a traced step (tested below).
-HOST_ONLY = {"WordErrorRate", "CharErrorRate"}
+HOST_ONLY = {
+    "WordErrorRate",
+    "CharErrorRate",
+    "MatchErrorRate",
+    "WordInfoLost",
+    "WordInfoPreserved",
+}
 TRACE = [
     pytest.param(c, id=c.name, marks=() if c.name in FAST else pytest.mark.slow)
     for c in PER_CLASS

@@ -1099,3 +1099,17 @@ def eer_cases() -> list[Case]:
 
 
 CASES += eer_cases()
+
+
+def word_information_cases() -> list[Case]:
+    import torchmetrics.text as tm_text
+
+    from torchtally.compat.torchmetrics import text as our_text
+
+    return [
+        Case(name, name, {}, _text_batches, our_text, tm_text)  # type: ignore[arg-type]
+        for name in ("MatchErrorRate", "WordInfoLost", "WordInfoPreserved")
+    ]
+
+
+CASES += word_information_cases()

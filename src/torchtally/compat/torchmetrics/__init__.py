@@ -34,7 +34,14 @@ from torchtally.compat.torchmetrics.regression import __all__ as _regression_all
 from torchtally.compat.torchmetrics.retrieval import *  # noqa: F403
 from torchtally.compat.torchmetrics.retrieval import __all__ as _retrieval_all
 from torchtally.compat.torchmetrics.segmentation import DiceScore, MeanIoU
-from torchtally.compat.torchmetrics.text import CharErrorRate, Perplexity, WordErrorRate
+from torchtally.compat.torchmetrics.text import (
+    CharErrorRate,
+    MatchErrorRate,
+    Perplexity,
+    WordErrorRate,
+    WordInfoLost,
+    WordInfoPreserved,
+)
 from torchtally.compat.torchmetrics.wrappers import (
     BootStrapper,
     ClasswiseWrapper,
@@ -56,6 +63,9 @@ __all__ = [
     "Perplexity",
     "StructuralSimilarityIndexMeasure",
     "WordErrorRate",
+    "WordInfoLost",
+    "WordInfoPreserved",
+    "MatchErrorRate",
     "aggregation",
     "classification",
     "functional",

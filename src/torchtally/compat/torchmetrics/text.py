@@ -1,4 +1,6 @@
-"""TorchMetrics 1.9's `Perplexity` on torchtally: token log-likelihood sums, one summed sync."""
+"""TorchMetrics 1.9's `Perplexity` on torchtally (token log-likelihood sums, one summed sync) and
+its string metrics (word and character error rate, match error rate, word information lost and
+preserved): host work, summed into float64 states."""
 
 from __future__ import annotations
 
@@ -10,9 +12,16 @@ from torch import Tensor
 
 from torchtally._errors import tracing
 from torchtally.compat.torchmetrics._base import Metric
-from torchtally.functional.text import error_counts
+from torchtally.functional.text import edit_distance, error_counts
 
-__all__ = ["CharErrorRate", "Perplexity", "WordErrorRate"]
+__all__ = [
+    "CharErrorRate",
+    "MatchErrorRate",
+    "Perplexity",
+    "WordErrorRate",
+    "WordInfoLost",
+    "WordInfoPreserved",
+]
 
 
 class Perplexity(Metric):
@@ -114,3 +123,95 @@ class CharErrorRate(_ErrorRate):
     """TorchMetrics' `CharErrorRate`: character edit operations over reference characters."""
 
     _unit = "char"
+
+
+def _word_pairs(
+    preds: str | list[str], target: str | list[str], metric: Metric
+) -> list[tuple[list[str], list[str]]]:
+    """Word lists of each (prediction, reference) pair; refuses a traced step (host work)."""
+    if tracing(metric._num_updates):
+        raise RuntimeError(
+            f"`{type(metric).__name__}` takes Python strings, which is host work: update it "
+            "outside torch.compile / traced steps (after decoding the step's outputs)."
+        )
+    predictions = [preds] if isinstance(preds, str) else list(preds)
+    references = [target] if isinstance(target, str) else list(target)
+    if not all(isinstance(x, str) for x in (*predictions, *references)):
+        raise TypeError("Arguments `preds` and `target` must be strings or lists of strings.")
+    if len(predictions) != len(references):
+        raise ValueError(
+            "Arguments `preds` and `target` must hold as many strings. "
+            f"Received: {len(predictions)} and {len(references)}"
+        )
+    return [(p.split(), r.split()) for p, r in zip(predictions, references, strict=True)]
+
+
+def _scalar(value: float, like: Tensor) -> Tensor:
+    return torch.tensor(float(value), dtype=torch.float64, device=like.device)
+
+
+class MatchErrorRate(Metric):
+    """TorchMetrics' `MatchErrorRate`: word edit operations over, per pair, the longer of the
+    reference and the prediction (host work: strings; raises inside a traced step)."""
+
+    higher_is_better = False
+    is_differentiable = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.register_state("errors", torch.zeros((), dtype=torch.float64), False, "sum")
+        self.register_state("total", torch.zeros((), dtype=torch.float64), False, "sum")
+
+    def _batch(self, preds: str | list[str], target: str | list[str]) -> dict[str, Tensor]:
+        pairs = _word_pairs(preds, target, self)
+        errors = sum(edit_distance(p, r) for p, r in pairs)
+        total = sum(max(len(p), len(r)) for p, r in pairs)
+        return {"errors": _scalar(errors, self.errors), "total": _scalar(total, self.total)}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return (state["errors"] / state["total"]).to(torch.get_default_dtype())
+
+
+class _WordInformation(Metric):
+    """TorchMetrics' word-information statistics: `errors` is the summed edit distance minus
+    the summed longer length (minus the matched words, as TorchMetrics keeps it), with the
+    reference and prediction word counts."""
+
+    is_differentiable = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        for name in ("errors", "target_total", "preds_total"):
+            self.register_state(name, torch.zeros((), dtype=torch.float64), False, "sum")
+
+    def _batch(self, preds: str | list[str], target: str | list[str]) -> dict[str, Tensor]:
+        pairs = _word_pairs(preds, target, self)
+        errors = sum(edit_distance(p, r) - max(len(p), len(r)) for p, r in pairs)
+        return {
+            "errors": _scalar(errors, self.errors),
+            "target_total": _scalar(sum(len(r) for _, r in pairs), self.errors),
+            "preds_total": _scalar(sum(len(p) for p, _ in pairs), self.errors),
+        }
+
+    def _preserved(self, state: Mapping[str, Tensor]) -> Tensor:
+        errors = state["errors"]
+        return (errors / state["target_total"]) * (errors / state["preds_total"])
+
+
+class WordInfoPreserved(_WordInformation):
+    """TorchMetrics' `WordInfoPreserved` (host work: strings; raises inside a traced step)."""
+
+    higher_is_better = True
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return self._preserved(state).to(torch.get_default_dtype())
+
+
+class WordInfoLost(_WordInformation):
+    """TorchMetrics' `WordInfoLost`: one minus the word information preserved (host work:
+    strings; raises inside a traced step)."""
+
+    higher_is_better = False
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return (1 - self._preserved(state)).to(torch.get_default_dtype())
