@@ -24,6 +24,14 @@ from torchtally.testing import assert_traceable
         (lambda: ttm.HingeLoss(task="multilabel"), r"HingeLoss has no 'multilabel' variant"),
         (lambda: classification.MultilabelRankingLoss(1), r"Argument `num_labels` must be"),
         (
+            lambda: classification.BinaryLogAUC(fpr_range=(0.5, 0.1)),
+            r"Argument `fpr_range` must be a tuple of two floats",
+        ),
+        (
+            lambda: classification.MulticlassLogAUC(3, average="weighted"),
+            r"Argument `average` must be one of \('macro', 'none', None\)",
+        ),
+        (
             lambda: classification.BinaryROC(normalization="softmax"),
             r"Argument `normalization` must be one of \('sigmoid', None\) for binary scores",
         ),

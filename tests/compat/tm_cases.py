@@ -1113,3 +1113,33 @@ def word_information_cases() -> list[Case]:
 
 
 CASES += word_information_cases()
+
+
+def log_auc_cases() -> list[Case]:
+    cases = []  # TorchMetrics exports LogAUC from torchmetrics.classification only
+    for thresholds, fpr_range in itertools.product(
+        (None, 50, [0.9, 0.2, 0.5, 0.05]), ((0.001, 0.1), (0.05, 0.6), (0.0, 0.3))
+    ):
+        for task, size in (
+            ("binary", {}),
+            ("multiclass", {"num_classes": C}),
+            ("multilabel", {"num_labels": L}),
+        ):
+            averages = (None,) if task == "binary" else (None, "macro")
+            for ignore, average in itertools.product((None, IGNORES[task][-1]), averages):
+                extra = {} if task == "binary" else {"average": average}
+                kwargs: dict[str, Any] = {
+                    "thresholds": thresholds,
+                    "fpr_range": fpr_range,
+                    "ignore_index": ignore,
+                    **extra,
+                    **size,
+                }
+                cases.append(_case("LogAUC", task, "logits", **kwargs))
+    for task in ("binary", "multiclass", "multilabel"):
+        kwargs = {"task": task, "thresholds": None, "num_classes": C, "num_labels": L}
+        cases.append(Case(f"LogAUC(task={task})", "LogAUC", kwargs, _batches(task, "logits", None)))
+    return cases
+
+
+CASES += log_auc_cases()

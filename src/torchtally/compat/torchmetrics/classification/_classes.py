@@ -30,16 +30,19 @@ from torchtally.compat.torchmetrics.classification._curves import (  # noqa: F40
 )
 from torchtally.compat.torchmetrics.classification._fixed import (  # noqa: F401  (for _build)
     BinaryEER,
+    BinaryLogAUC,
     BinaryPrecisionAtFixedRecall,
     BinaryRecallAtFixedPrecision,
     BinarySensitivityAtSpecificity,
     BinarySpecificityAtSensitivity,
     MulticlassEER,
+    MulticlassLogAUC,
     MulticlassPrecisionAtFixedRecall,
     MulticlassRecallAtFixedPrecision,
     MulticlassSensitivityAtSpecificity,
     MulticlassSpecificityAtSensitivity,
     MultilabelEER,
+    MultilabelLogAUC,
     MultilabelPrecisionAtFixedRecall,
     MultilabelRecallAtFixedPrecision,
     MultilabelSensitivityAtSpecificity,
@@ -87,6 +90,7 @@ __all__ = [
     "HammingDistance",
     "HingeLoss",
     "JaccardIndex",
+    "LogAUC",
     "MatthewsCorrCoef",
     "MulticlassAccuracy",
     "MulticlassCohenKappa",
@@ -1931,6 +1935,35 @@ class EER(_TaskFacade):
                 num_classes=num_classes,
                 num_labels=num_labels,
                 average=average,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class LogAUC(_TaskFacade):
+    """TorchMetrics' `LogAUC(task=...)`: builds the Binary/Multiclass/Multilabel class."""
+
+    def __new__(
+        cls,
+        task: str,
+        thresholds: int | list[float] | Any | None = None,
+        fpr_range: tuple[float, float] = (0.001, 0.1),
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "LogAUC",
+            task,
+            dict(
+                thresholds=thresholds,
+                fpr_range=fpr_range,
+                num_classes=num_classes,
+                num_labels=num_labels,
                 ignore_index=ignore_index,
                 validate_args=validate_args,
             ),

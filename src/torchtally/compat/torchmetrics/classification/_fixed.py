@@ -1,7 +1,7 @@
 """TorchMetrics' operating-point metrics: the best recall at a minimum precision, the best
 precision at a minimum recall, the best sensitivity at a minimum specificity and the best
 specificity at a minimum sensitivity, each with the threshold that reaches it, and the equal
-error rate.
+error rate and the log AUC.
 
 Each class is the matching curve class (binned or exact, binary, multiclass or multilabel) with
 TorchMetrics' reduction of the curve at compute: the same points, the same tie-breaking (the
@@ -30,16 +30,19 @@ from torchtally.compat.torchmetrics.classification._curves import (
 
 __all__ = [
     "BinaryEER",
+    "BinaryLogAUC",
     "BinaryPrecisionAtFixedRecall",
     "BinaryRecallAtFixedPrecision",
     "BinarySensitivityAtSpecificity",
     "BinarySpecificityAtSensitivity",
     "MulticlassEER",
+    "MulticlassLogAUC",
     "MulticlassPrecisionAtFixedRecall",
     "MulticlassRecallAtFixedPrecision",
     "MulticlassSensitivityAtSpecificity",
     "MulticlassSpecificityAtSensitivity",
     "MultilabelEER",
+    "MultilabelLogAUC",
     "MultilabelPrecisionAtFixedRecall",
     "MultilabelRecallAtFixedPrecision",
     "MultilabelSensitivityAtSpecificity",
@@ -436,3 +439,130 @@ class MulticlassEER(_EqualErrorRate, MulticlassROC):
 
 class MultilabelEER(_EqualErrorRate, MultilabelROC):
     """TorchMetrics' `MultilabelEER`: the equal error rate per label."""
+
+
+# -------------------------------------------------------------------------------- log AUC
+
+
+def _log_auc(fpr: Tensor, tpr: Tensor, fpr_range: tuple[float, float]) -> Tensor:
+    """TorchMetrics' log AUC of one ROC: the area under tpr against log10(fpr) between the two
+    bounds of `fpr_range` (tpr interpolated at them), divided by the log width of the range."""
+    if fpr.numel() < 2 or tpr.numel() < 2:
+        return torch.zeros((), device=fpr.device)
+    bounds = torch.tensor(fpr_range, device=fpr.device)
+    order = torch.argsort(fpr)
+    xp, fp = fpr[order], tpr[order]
+    slope = (fp[1:] - fp[:-1]) / (xp[1:] - xp[:-1])
+    segment = (torch.searchsorted(xp, bounds) - 1).clamp(0, slope.numel() - 1)
+    at_bounds = fp[segment] + slope[segment] * (bounds - xp[segment])
+    ys = torch.cat([tpr, at_bounds]).sort().values
+    xs = torch.cat([fpr, bounds]).sort().values.log10()
+    log_bounds = bounds.log10()
+    positions = torch.arange(xs.numel(), device=xs.device)
+    # The curve between the last occurrences of the two bounds: a host read of two indices
+    # (the kept length depends on the data), so this compute does not trace.
+    low = int(torch.where(xs == log_bounds[0], positions, -1).max())
+    high = int(torch.where(xs == log_bounds[1], positions, -1).max())
+    area = torch.trapezoid(ys[low : high + 1], xs[low : high + 1])
+    return area / (log_bounds[1] - log_bounds[0])
+
+
+def _check_fpr_range(fpr_range: Any) -> tuple[float, float]:
+    if (
+        not isinstance(fpr_range, tuple)
+        or len(fpr_range) != 2
+        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in fpr_range)
+        or not 0 <= fpr_range[0] < fpr_range[1] <= 1
+    ):
+        raise ValueError(
+            "Argument `fpr_range` must be a tuple of two floats (low, high) with "
+            f"0 <= low < high <= 1. Received: fpr_range={fpr_range!r}"
+        )
+    return float(fpr_range[0]), float(fpr_range[1])
+
+
+_LOG_AUC_AVERAGES = ("macro", "none", None)
+
+
+class _LogAUC:
+    """Mixin over a ROC class: `_value` reduces each ROC to its log AUC (macro: the mean over
+    the classes whose value is not NaN, as TorchMetrics)."""
+
+    higher_is_better: bool | None = True
+    fpr_range: tuple[float, float]
+    log_auc_average: str | None = None
+
+    def _value(self, state: Mapping[str, Tensor]) -> Any:
+        fpr, tpr, _ = super()._value(state)  # type: ignore[misc]
+        if isinstance(fpr, Tensor) and fpr.dim() == 1:
+            return _log_auc(fpr, tpr, self.fpr_range)
+        scores = torch.stack(
+            [_log_auc(f, t, self.fpr_range) for f, t in zip(fpr, tpr, strict=True)]
+        )
+        if self.log_auc_average == "macro":
+            return scores[~scores.isnan()].mean()
+        return scores
+
+
+def _check_log_auc_average(average: Any) -> str | None:
+    if average not in _LOG_AUC_AVERAGES:
+        raise ValueError(
+            f"Argument `average` must be one of {_LOG_AUC_AVERAGES}. Received: average={average!r}"
+        )
+    return average  # type: ignore[no-any-return]
+
+
+class BinaryLogAUC(_LogAUC, BinaryROC):
+    """TorchMetrics' `BinaryLogAUC`: the area under the ROC with a log10 false positive rate
+    axis over `fpr_range`, normalized by its log width (binned or exact ROC; the compute reads
+    two indices on the host)."""
+
+    def __init__(
+        self,
+        fpr_range: tuple[float, float] = (0.001, 0.1),
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        bounds = _check_fpr_range(fpr_range)
+        super().__init__(thresholds, ignore_index, validate_args, **kwargs)
+        self.fpr_range = bounds
+
+
+class MulticlassLogAUC(_LogAUC, MulticlassROC):
+    """TorchMetrics' `MulticlassLogAUC` (one-vs-rest): per class (`average=None` or "none") or
+    their mean over the classes that are not NaN (`average="macro"`)."""
+
+    def __init__(
+        self,
+        num_classes: int,
+        fpr_range: tuple[float, float] = (0.001, 0.1),
+        average: str | None = None,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bounds, chosen = _check_fpr_range(fpr_range), _check_log_auc_average(average)
+        super().__init__(num_classes, thresholds, None, ignore_index, validate_args, **kwargs)
+        self.fpr_range, self.log_auc_average = bounds, chosen
+
+
+class MultilabelLogAUC(_LogAUC, MultilabelROC):
+    """TorchMetrics' `MultilabelLogAUC`: per label (`average=None` or "none") or their mean
+    over the labels that are not NaN (`average="macro"`)."""
+
+    def __init__(
+        self,
+        num_labels: int,
+        fpr_range: tuple[float, float] = (0.001, 0.1),
+        average: str | None = None,
+        thresholds: int | list[float] | Tensor | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        bounds, chosen = _check_fpr_range(fpr_range), _check_log_auc_average(average)
+        super().__init__(num_labels, thresholds, ignore_index, validate_args, **kwargs)
+        self.fpr_range, self.log_auc_average = bounds, chosen
