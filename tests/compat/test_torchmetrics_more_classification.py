@@ -85,9 +85,29 @@ def test_bad_targets_are_counted_and_raised_at_compute() -> None:
             torch.randn(8, 4),
             torch.randint(0, 4, (8,)),
         ),
+        (
+            classification.BinaryAUROC(max_fpr=0.3, thresholds=20),
+            torch.rand(16),
+            torch.randint(0, 2, (16,)),
+        ),
     ],
-    ids=["MultilabelRankingLoss", "MulticlassHingeLoss"],
+    ids=["MultilabelRankingLoss", "MulticlassHingeLoss", "BinaryAUROC(max_fpr)"],
 )
 def test_updates_trace_without_host_syncs(metric: object, preds, target) -> None:
     report = assert_traceable(metric, preds, target)
     assert report.graphs == 1 and report.recompiles == 0 and not report.unbacked
+
+
+def test_partial_auc_of_a_curve_ending_before_max_fpr_is_its_whole_area() -> None:
+    # TorchMetrics 1.9 raises IndexError here (it reads the ROC point past the last one).
+    preds = torch.tensor([0.95, 0.7, 0.6, 0.3, 0.2, 0.35])
+    target = torch.tensor([1, 1, 0, 1, 0, 0])
+    metric = classification.BinaryAUROC(max_fpr=0.8, thresholds=[0.5, 0.9])
+    metric.update(preds, target)
+    fpr, tpr, _ = classification.BinaryROC(thresholds=[0.5, 0.9])(preds, target)
+    assert float(fpr[-1]) < 0.8
+    area = float(torch.trapezoid(tpr.double(), fpr.double()))
+    expected = 0.5 * (1 + (area - 0.5 * 0.8**2) / (0.8 - 0.5 * 0.8**2))
+    assert float(metric.compute()) == pytest.approx(expected, abs=1e-6)
+    with pytest.raises(ValueError, match=r"Argument `max_fpr` must be None or a float in \(0, 1\]"):
+        classification.BinaryAUROC(max_fpr=0.0)

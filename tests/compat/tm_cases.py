@@ -1143,3 +1143,22 @@ def log_auc_cases() -> list[Case]:
 
 
 CASES += log_auc_cases()
+
+
+def partial_auc_cases() -> list[Case]:
+    """BinaryAUROC(max_fpr=...): TorchMetrics' McClish-standardized partial AUC."""
+    cases = []
+    for max_fpr, thresholds, ignore in itertools.product(
+        # thresholds without 0 can end the ROC before max_fpr: TorchMetrics then fails with
+        # an IndexError (tests/compat/test_torchmetrics_more_classification.py has our value)
+        (0.05, 0.3, 0.8, 1.0),
+        (None, 9, [0.0, 0.3, 0.5, 0.9]),
+        (None, -1),
+    ):
+        kwargs: dict[str, Any] = {"max_fpr": max_fpr, "thresholds": thresholds}
+        for kind in ("logits", "probs"):
+            cases.append(_case("AUROC", "binary", kind, **kwargs, ignore_index=ignore))
+    return cases
+
+
+CASES += partial_auc_cases()
