@@ -1162,3 +1162,28 @@ def partial_auc_cases() -> list[Case]:
 
 
 CASES += partial_auc_cases()
+
+
+def averaged_curve_cases() -> list[Case]:
+    """Multiclass ROC / PR curve (and EER) with average="micro" / "macro"."""
+    cases = []
+    for name, average, thresholds, ignore, kind in itertools.product(
+        ("ROC", "PrecisionRecallCurve", "EER"),
+        ("micro", "macro"),
+        (None, 11, [0.0, 0.3, 0.6, 0.9]),
+        (None, -100),
+        ("logits", "probs"),
+    ):
+        kwargs: dict[str, Any] = {
+            "num_classes": C,
+            "average": average,
+            "thresholds": thresholds,
+            "ignore_index": ignore,
+        }
+        if average == "micro" and thresholds is not None:
+            continue  # TorchMetrics 1.9 fails there (tests/compat/test_torchmetrics_curves.py)
+        cases.append(_case(name, "multiclass", kind, **kwargs))
+    return cases
+
+
+CASES += averaged_curve_cases()

@@ -543,30 +543,83 @@ class _MulticlassCurveList(_MulticlassCurve):
         capacity: int | None = None,
         **kwargs: Any,
     ) -> None:
-        if average is not None:
+        if average not in (None, "micro", "macro"):
             raise ValueError(
-                "Argument `average` must be None here (per-class curves; micro/macro "
-                f"interpolated curves are not supported yet). Received: average={average!r}"
+                "Argument `average` must be None (per-class curves), 'micro' or 'macro'. "
+                f"Received: average={average!r}"
             )
         super().__init__(
             num_classes, None, thresholds, ignore_index, validate_args, capacity, **kwargs
         )
+        self.curve_average = average
+
+    def _micro_curve(self, state: Mapping[str, Tensor], kind: str) -> Curve:
+        """One curve over every (sample, class) cell: scores against the one-hot target."""
+        if self.thresholds is not None:
+            pooled = state["confmat"].sum(1, keepdim=True)
+            x, y, thresholds = (
+                self._binned_roc(pooled) if kind == "roc" else self._binned_pr(pooled)
+            )
+            return x[0], y[0], thresholds
+        if kind == "roc":
+            return self._roc_curves(state, micro=True)[0]
+        return _Curve._pr_curves(self, state, micro=True)[0]
+
+    def _averaged_curves(self, state: Mapping[str, Tensor], kind: str) -> Any:
+        if self.curve_average == "micro":
+            return self._micro_curve(state, kind)
+        curves = self._curve_lists(state, kind)
+        if self.curve_average is None:
+            return curves
+        first, second, thresholds = curves
+        return _macro_curve(first, second, thresholds, descending=kind == "roc")
+
+
+def _interpolate(x: Tensor, xp: Tensor, fp: Tensor) -> Tensor:
+    """TorchMetrics' linear interpolation for its macro curves: the segment of the last `xp`
+    at or below `x` (clamped to the first and last segments), a 0/0 slope taken as 0."""
+    run, rise = xp[1:] - xp[:-1], fp[1:] - fp[:-1]
+    slope = torch.where(run != 0, rise / torch.where(run != 0, run, 1.0), 0.0)
+    intercept = fp[:-1] - slope * xp[:-1]
+    segment = ((x.unsqueeze(1) >= xp.unsqueeze(0)).sum(1) - 1).clamp(0, slope.numel() - 1)
+    return slope[segment] * x + intercept[segment]
+
+
+def _macro_curve(first: Any, second: Any, thresholds: Any, descending: bool) -> Curve:
+    """TorchMetrics' macro curve: the classes' first coordinates pooled and sorted, the second
+    interpolated on them per class and averaged; the pooled thresholds sorted (descending for
+    the ROC)."""
+    firsts = list(first)
+    classes = len(firsts)
+    if isinstance(thresholds, Tensor):
+        pooled_thresholds = thresholds.repeat(classes)
+    else:
+        pooled_thresholds = torch.cat(list(thresholds))
+    pooled_thresholds = pooled_thresholds.sort(descending=descending).values
+    grid = torch.cat([f.reshape(-1) for f in firsts]).sort().values
+    mean = torch.zeros_like(grid)
+    for xs, ys in zip(firsts, list(second), strict=True):
+        mean = mean + _interpolate(grid, xs, ys)
+    return grid, mean / classes, pooled_thresholds
 
 
 class MulticlassROC(_MulticlassCurveList):
     """TorchMetrics' `MulticlassROC` (one-vs-rest): `(fpr, tpr, thresholds)`, `(C, T)` tensors
-    binned, per-class lists exact."""
+    binned, per-class lists exact; `average="micro"` one curve over every (sample, class) cell,
+    `"macro"` the classes' tpr interpolated on their pooled fpr and averaged."""
 
     def _value(self, state: Mapping[str, Tensor]) -> Any:
-        return self._curve_lists(state, "roc")
+        return self._averaged_curves(state, "roc")
 
 
 class MulticlassPrecisionRecallCurve(_MulticlassCurveList):
     """TorchMetrics' `MulticlassPrecisionRecallCurve` (one-vs-rest): `(precision, recall,
-    thresholds)`, `(C, T + 1)` tensors binned, per-class lists exact."""
+    thresholds)`, `(C, T + 1)` tensors binned, per-class lists exact; `average="micro"` one
+    curve over every (sample, class) cell, `"macro"` the classes' recall interpolated on their
+    pooled precision and averaged."""
 
     def _value(self, state: Mapping[str, Tensor]) -> Any:
-        return self._curve_lists(state, "pr")
+        return self._averaged_curves(state, "pr")
 
 
 # --------------------------------------------------------------------------- multilabel
