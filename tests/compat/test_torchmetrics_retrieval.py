@@ -20,7 +20,7 @@ def test_overflow_is_a_clear_error() -> None:
 
 def test_unsupported_aggregation_and_swapped_arguments_are_clear_errors() -> None:
     with pytest.raises(ValueError, match=r"Argument `aggregation` must be one of"):
-        RetrievalNormalizedDCG(aggregation="median")
+        RetrievalNormalizedDCG(aggregation="mode")  # median and callables are supported
     metric = RetrievalNormalizedDCG()
     with pytest.raises(ValueError, match=r"order: update\(preds, target, indexes\)"):
         metric.update(torch.tensor([0, 1]), torch.tensor([0.3, 0.2]), torch.tensor([0, 0]))
@@ -43,3 +43,12 @@ def test_spearman_overflow_is_a_clear_error() -> None:
     metric.update(torch.rand(4), torch.rand(4))
     with pytest.raises(ValueError, match=r"received 8 pairs.*capacity >= 8"):
         metric.compute()
+
+
+def test_median_aggregation_traces() -> None:
+    from torchtally.testing import assert_traceable
+
+    metric = RetrievalMRR(aggregation="median", capacity=64)
+    preds, target = torch.rand(12), torch.randint(0, 2, (12,))
+    report = assert_traceable(metric, preds, target, torch.randint(0, 4, (12,)))
+    assert report.graphs == 1 and report.recompiles == 0 and not report.unbacked

@@ -1187,3 +1187,42 @@ def averaged_curve_cases() -> list[Case]:
 
 
 CASES += averaged_curve_cases()
+
+
+def _spread(values: Tensor, dim: int | None = None) -> Tensor:
+    """A custom retrieval aggregation (TorchMetrics calls it with `dim=None`)."""
+    return values.max() - values.min()
+
+
+def retrieval_median_cases() -> list[Case]:
+    import torchmetrics.retrieval as tm_retrieval
+
+    from torchtally.compat.torchmetrics import retrieval as our_retrieval
+
+    cases = []
+    for name, action, ignore, aggregation in itertools.product(
+        ("RetrievalMAP", "RetrievalMRR", "RetrievalNormalizedDCG", "RetrievalPrecision"),
+        ("neg", "pos", "skip"),
+        (None, -1),
+        ("median", _spread),
+    ):
+        kwargs: dict[str, Any] = {
+            "empty_target_action": action,
+            "ignore_index": ignore,
+            "aggregation": aggregation,
+        }
+        label = aggregation if isinstance(aggregation, str) else "callable"
+        cases.append(
+            Case(
+                f"{name}[{action}|{ignore}|{label}]",
+                name,
+                kwargs,
+                _retrieval_batches(name == "RetrievalNormalizedDCG", ignore),
+                our_retrieval,
+                tm_retrieval,
+            )
+        )
+    return cases
+
+
+CASES += retrieval_median_cases()

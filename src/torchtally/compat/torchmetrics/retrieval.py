@@ -14,7 +14,7 @@ The flat form is the slower path; `torchtally.metrics.RetrievalNDCGMetric` and f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
@@ -57,18 +57,18 @@ class _Retrieval(Metric):
         empty_target_action: str = "neg",
         ignore_index: int | None = None,
         top_k: int | None = None,
-        aggregation: str = "mean",
+        aggregation: str | Callable[..., Tensor] = "mean",
         capacity: int = DEFAULT_CAPACITY,
         adaptive_k: bool = False,
         **kwargs: Any,
     ) -> None:
-        if aggregation not in ("mean", "min", "max"):
+        if not (aggregation in ("mean", "median", "min", "max") or callable(aggregation)):
             raise ValueError(
-                "Argument `aggregation` must be one of ('mean', 'min', 'max') here (a median or "
-                "a callable over per-query values needs every value at once). "
-                f"Received: aggregation={aggregation!r}"
+                "Argument `aggregation` must be one of ('mean', 'median', 'min', 'max') or a "
+                f"callable over the per-query values. Received: aggregation={aggregation!r}"
             )
-        check_retrieval_args(self._kind, top_k, empty_target_action, aggregation)
+        additive = aggregation if aggregation in ("mean", "min", "max") else "mean"
+        check_retrieval_args(self._kind, top_k, empty_target_action, str(additive))
         if ignore_index is not None and (
             not isinstance(ignore_index, int) or isinstance(ignore_index, bool)
         ):
@@ -140,8 +140,32 @@ class _Retrieval(Metric):
                 f"`{type(self).__name__}` got {int(empty)} queries with no positive target, "
                 "which empty_target_action='error' forbids."
             )
-        value = retrieval_aggregate(total, weight, minimum, maximum, self.aggregation)
+        if self.aggregation == "median" or callable(self.aggregation):
+            value = self._per_query_aggregate(values, candidates, relevance)
+        else:
+            value = retrieval_aggregate(total, weight, minimum, maximum, self.aggregation)
         return value.to(torch.get_default_dtype())
+
+    def _per_query_aggregate(self, values: Tensor, candidates: Tensor, relevance: Tensor) -> Tensor:
+        """TorchMetrics' median (the lower middle value) or callable over the counted queries'
+        values after `empty_target_action`; 0.0 without any. The median is a masked
+        `nanmedian` (traceable); a callable gets the counted values, selected on the host."""
+        is_query = candidates > 0
+        empty = is_query & (relevance <= 0)
+        if self.empty_target_action == "neg":
+            values = torch.where(empty, 0.0, values)
+        elif self.empty_target_action == "pos":
+            values = torch.where(empty, 1.0, values)
+        counted = is_query
+        if self.empty_target_action in ("skip", "error"):
+            counted = is_query & ~empty
+        if self.aggregation == "median":
+            middle = torch.where(counted, values, float("nan")).nanmedian()
+            return torch.where(counted.any(), middle, 0.0)
+        kept = values[counted].to(torch.get_default_dtype())
+        if kept.numel() == 0:
+            return torch.zeros((), dtype=torch.get_default_dtype(), device=values.device)
+        return torch.as_tensor(self.aggregation(kept, dim=None))  # type: ignore[operator]
 
     def check_errors(self) -> None:
         """Raise for invalid targets, then for candidates dropped past the capacity."""
