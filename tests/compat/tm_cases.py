@@ -1226,3 +1226,30 @@ def retrieval_median_cases() -> list[Case]:
 
 
 CASES += retrieval_median_cases()
+
+
+def psnr_dim_cases() -> list[Case]:
+    """PeakSignalNoiseRatio(dim=...): one PSNR per remaining element, averaged or summed."""
+    import torchmetrics.image as tm_image
+
+    from torchtally.compat.torchmetrics import image as our_image
+
+    cases = []
+    for dim, reduction, data_range in itertools.product(
+        ((1, 2, 3), (2, 3), 1, ()), ("elementwise_mean", "sum"), (1.0, (0.0, 1.0))
+    ):
+        kwargs: dict[str, Any] = {"data_range": data_range, "dim": dim, "reduction": reduction}
+        cases.append(
+            Case(
+                f"PeakSignalNoiseRatio[dim={dim}|{reduction}|{data_range}]",
+                "PeakSignalNoiseRatio",
+                kwargs,
+                _image_batches(0.2, 8),
+                our_image,
+                tm_image,
+            )
+        )
+    return cases
+
+
+CASES += psnr_dim_cases()

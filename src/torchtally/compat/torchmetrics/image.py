@@ -63,25 +63,58 @@ class PeakSignalNoiseRatio(Metric):
                 "Argument `reduction` must be 'elementwise_mean', 'sum', 'none' or None. "
                 f"Received: reduction={reduction!r}"
             )
-        if dim is not None:
+        if dim is not None and not (
+            (isinstance(dim, int) and not isinstance(dim, bool))
+            or (isinstance(dim, (tuple, list)) and all(isinstance(d, int) for d in dim))
+        ):
             raise ValueError(
-                f"Argument `dim` must be None here (per-image PSNR needs a growing state). Received: dim={dim!r}"
+                f"Argument `dim` must be None, an int or a tuple of ints. Received: dim={dim!r}"
+            )
+        if dim is not None and reduction not in ("elementwise_mean", "sum"):
+            raise ValueError(
+                "Argument `reduction` must be 'elementwise_mean' or 'sum' when `dim` is set "
+                "(one PSNR per remaining element would need a state that grows with the data). "
+                f"Received: reduction={reduction!r}, dim={dim!r}"
             )
         super().__init__(**kwargs)
         assert span is not None  # required=True
         self.clamp = span if isinstance(span, tuple) else None
         self.data_range: float = span[1] - span[0] if isinstance(span, tuple) else span
-        self.base = base
-        self.register_state("sum_squared_error", torch.zeros((), dtype=torch.float64), False, "sum")
-        self.register_state("total", torch.zeros((), dtype=torch.float64), False, "sum")
+        self.base, self.reduction = base, reduction
+        self.dim = tuple(dim) if isinstance(dim, (tuple, list)) else dim
+        # With `dim`: the PSNR of each element left after reducing `dim`, summed, and a count.
+        names = ("sum_squared_error", "total") if self.dim is None else ("psnr_sum", "psnr_count")
+        for name in names:
+            self.register_state(name, torch.zeros((), dtype=torch.float64), False, "sum")
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         if self.clamp is not None:
             preds, target = preds.clamp(*self.clamp), target.clamp(*self.clamp)
-        squared_error, count, _, _ = psnr_update(preds, target)
-        return {"sum_squared_error": squared_error, "total": count}
+        if self.dim is None:
+            squared_error, count, _, _ = psnr_update(preds, target)
+            return {"sum_squared_error": squared_error, "total": count}
+        diff = preds.double() - target.double()
+        reduced = [self.dim] if isinstance(self.dim, int) else list(self.dim)
+        squared_error = (diff * diff).sum(dim=self.dim)
+        elements = target.numel()
+        if reduced:
+            elements = 1
+            for d in reduced:
+                elements *= int(target.shape[d])
+        mse = squared_error / elements
+        psnr = 10.0 * torch.log(self.data_range**2 / mse) / math.log(self.base)
+        return {
+            "psnr_sum": psnr.sum(),
+            "psnr_count": torch.tensor(
+                float(psnr.numel()), dtype=torch.float64, device=psnr.device
+            ),
+        }
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        if self.dim is not None:
+            total = state["psnr_sum"]
+            value = total / state["psnr_count"] if self.reduction == "elementwise_mean" else total
+            return value.to(torch.get_default_dtype())
         mse = state["sum_squared_error"] / state["total"]
         value = 10.0 * torch.log(self.data_range**2 / mse) / math.log(self.base)
         return value.to(torch.get_default_dtype())
