@@ -27,6 +27,7 @@ def interleaved(
     warmup: int = 3,
     sync: Callable[[], None] | None = None,
     prepare: dict[str, Callable[[], object]] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> dict[str, Timing]:
     """Time each callable `inner` times per round over `rounds` rounds, round-robin.
 
@@ -38,6 +39,9 @@ def interleaved(
         sync: Called after each sample's calls (e.g. torch.cuda.synchronize) before the clock.
         prepare: name -> untimed callable run before each of that contender's samples
             (e.g. a metric reset, so appended state never outgrows its capacity).
+        clock: The clock (seconds). `time.thread_time` counts only this thread's CPU time:
+            with one intra-op thread it is the work done, unaffected by other processes
+            taking the cores (on a loaded machine wall time swings several-fold).
 
     Returns:
         name -> Timing with the median seconds per call.
@@ -49,12 +53,12 @@ def interleaved(
                 prepare[name]()
             if sync is not None:
                 sync()
-            start = time.perf_counter()
+            start = clock()
             for _ in range(inner):
                 fn()
             if sync is not None:
                 sync()
-            elapsed = (time.perf_counter() - start) / inner
+            elapsed = (clock() - start) / inner
             if round_index >= warmup:
                 samples[name].append(elapsed)
     return {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -30,9 +31,17 @@ def tracing(*tensors: Tensor) -> bool:
     guard = sys.modules.get("torchtally.runtime._guard")
     if guard is not None and guard.reads_forbidden():
         return True
+    fake = _fake_tensor_type()
+    return any(isinstance(t, fake) or t.is_meta for t in tensors)
+
+
+@functools.cache
+def _fake_tensor_type() -> type:
+    # Imported on first use (not with torchtally), then cached: an import statement costs
+    # about a microsecond per call even when the module is loaded, on every eager update.
     from torch._subclasses.fake_tensor import FakeTensor
 
-    return any(isinstance(t, FakeTensor) or t.is_meta for t in tensors)
+    return FakeTensor
 
 
 def raise_for_counts(owner: str, kinds: Sequence[str], counts: Tensor) -> None:

@@ -49,22 +49,26 @@ def _count_update(update: _F) -> _F:
         outermost = self._update_depth == 0
         if outermost and not own_dtype:
             # As cstorch: each update sets it, so an update without it clears it.
-            dtype = kwargs.pop("dtype", None)
+            dtype = kwargs.pop("dtype", None) if kwargs else None
             if dtype is not None and not isinstance(dtype, torch.dtype):
                 raise TypeError(
                     f"Argument `dtype` must be a torch.dtype or None. Received: dtype={dtype!r}"
                 )
             # Stored without reading the old value, so that a compiled update does not guard
             # on it (and recompile when it first changes).
-            self._output_dtype = dtype
-        self._update_depth += 1
+            self.__dict__["_output_dtype"] = dtype
+        # Plain attributes written through __dict__: nn.Module.__setattr__ (which looks for
+        # parameters, buffers and submodules first) costs more than some tensor ops.
+        state = self.__dict__
+        state["_update_depth"] += 1
         try:
             result = update(self, *args, **kwargs)
         finally:
-            self._update_depth -= 1
+            state["_update_depth"] -= 1
         if outermost:
-            self._num_updates.add_(1)
-            self._cached = None
+            # The (1,) buffer itself: `self._num_updates` goes through __getattr__ and a 0-d view.
+            state["_buffers"]["_num_updates"].add_(1)
+            state["_cached"] = None
         return result
 
     return _own_code(wrapped)  # type: ignore[return-value]
@@ -244,6 +248,7 @@ class Metric(nn.Module, ABC):
                 self._defaults[name] = stored.detach().clone()
                 if reduction == "cat":
                     self._buffers[name + _COUNT_SUFFIX].zero_()  # type: ignore[union-attr]
+                    self._note_cat_fill(name, 0)
                 return
             del self._buffers[name]
         self._register(name, tensor, persistent, reduction)
@@ -251,6 +256,7 @@ class Metric(nn.Module, ABC):
             self._register(
                 name + _COUNT_SUFFIX, torch.zeros((), dtype=torch.int64), persistent, "sum"
             )
+            self._note_cat_fill(name, 0)
 
     def _register(self, name: str, tensor: Tensor, persistent: bool, reduction: Reduction) -> None:
         # torch 2.13's compiled graphs drop in-place updates of 0-d tensor inputs, so a 0-d
@@ -316,18 +322,75 @@ class Metric(nn.Module, ABC):
         `compute` can report the overflow instead of returning a value over partial data.
         """
         buffer: Tensor = self._buffers[name]  # type: ignore[assignment]
+        fill = self._known_cat_fill(name, values)
+        if fill is not None and fill + values.shape[0] <= buffer.shape[0] - 1:
+            # Eager fast path: one slice copy instead of positions + index_copy_.
+            buffer[fill : fill + values.shape[0]].copy_(values)
+            count_buffer: Tensor = self._buffers[name + _COUNT_SUFFIX]  # type: ignore[assignment]
+            count_buffer.add_(values.shape[0])
+            note = self.__dict__["_cat_fill"][name]
+            self.__dict__["_cat_fill"][name] = (
+                *note[:2],
+                count_buffer._version,
+                fill + values.shape[0],
+            )
+            return
         count: Tensor = getattr(self, name + _COUNT_SUFFIX)
         capacity = buffer.shape[0] - 1
         positions = count + torch.arange(values.shape[0], device=buffer.device)
         buffer.index_copy_(0, positions.clamp(max=capacity), values.to(buffer.dtype))
         count.add_(values.shape[0])
 
+    def _note_cat_fill(self, name: str, fill: int) -> None:
+        """Remember on the host that the `cat` state `name` holds `fill` rows now.
+
+        The fill-count tensor stays the single source of truth: the note is tied to that
+        tensor's identity, storage and version counter, so any other write to it (a compiled
+        or traced step, a merge, a sync, a checkpoint load, a device move) makes the note
+        stale and the next append takes the general path. CPU only: a CUDA graph replay
+        writes the count without bumping its version.
+        """
+        if torch.compiler.is_compiling():
+            return  # a compiled reset bumps the count's version: the note goes stale anyway
+        count: Tensor = self._buffers[name + _COUNT_SUFFIX]  # type: ignore[assignment]
+        notes: dict[str, tuple[int, int, int, int]] = self.__dict__.setdefault("_cat_fill", {})
+        if count.device.type != "cpu" or count.is_inference():
+            notes.pop(name, None)
+            return
+        notes[name] = (id(count), count.data_ptr(), count._version, fill)
+
+    def _known_cat_fill(self, name: str, *tensors: Tensor) -> int | None:
+        """The host note of `cat` state `name`'s fill count if it is current and the call
+        is eager (not compiling, tracing or on fake tensors), else None."""
+        if torch.compiler.is_compiling():
+            # First, so that a compiled update never reads (and guards on) the note, which
+            # every eager append changes: a guard on it would recompile after each one.
+            return None
+        note = self.__dict__.get("_cat_fill", {}).get(name)
+        if note is None:
+            return None
+        count: Tensor = self._buffers[name + _COUNT_SUFFIX]  # type: ignore[assignment]
+        if (
+            note[0] != id(count)
+            or count.is_inference()
+            or note[2] != count._version
+            or note[1] != count.data_ptr()
+            or torch.jit.is_tracing()
+            or tracing(count, *tensors)
+        ):
+            return None
+        return note[3]
+
     def _cat_values(self, name: str) -> tuple[Tensor, Tensor]:
         """The `cat` state's buffer and the number of valid rows in it (a tensor)."""
         buffer: Tensor = self._buffers[name]  # type: ignore[assignment]
         count: Tensor = getattr(self, name + _COUNT_SUFFIX)
         capacity = buffer.shape[0] - 1
-        return buffer[:capacity], count.clamp(max=capacity)
+        fill = self._known_cat_fill(name)
+        # Eager, with a current fill note: only the filled rows, so that compute costs in
+        # proportion to the samples seen, not to the capacity.
+        rows = capacity if fill is None else min(fill, capacity)
+        return buffer[:rows], count.clamp(max=capacity)
 
     def _cat_overflow(self, name: str) -> Tensor:
         """How many rows the `cat` state `name` saw beyond its capacity (a 0-d tensor)."""
@@ -339,9 +402,38 @@ class Metric(nn.Module, ABC):
 
     def _record_errors(self, *counts: Tensor | None) -> None:
         """Add per-kind error counts (in `error_kinds` order; None skips a kind)."""
-        for index, count in enumerate(counts):
+        # From _buffers: `self._errors` costs a failed attribute lookup and __getattr__ per call.
+        all_errors: Tensor = self.__dict__["_buffers"]["_errors"]
+        if all_errors.is_cpu and not torch.compiler.is_compiling():
+            # Eager CPU: one stack and one index_add_ through a cached index tensor, whatever
+            # the gaps (CPU only: making that tensor during a CUDA graph capture would be a
+            # host copy). Checks cost more Python than they save: counts of another device,
+            # dtype or shape make the kernel refuse before writing, and go kind by kind below.
+            where = tuple(i for i, c in enumerate(counts) if c is not None)
+            if len(where) >= 2:
+                indices: dict[tuple[int, ...], Tensor] = self.__dict__.setdefault(
+                    "_error_index", {}
+                )
+                index = indices.get(where)
+                if index is None:
+                    index = indices[where] = torch.tensor(where)
+                try:
+                    all_errors.index_add_(0, index, torch.stack([counts[i] for i in where]))  # type: ignore[misc]
+                    return
+                except RuntimeError:
+                    pass
+        leading = len(counts)
+        while leading and counts[leading - 1] is None:
+            leading -= 1
+        head = counts[:leading]
+        if leading >= 2 and all(c is not None and c.device == all_errors.device for c in head):
+            # One stack and one add_ instead of a select and an add_ per kind.
+            errors = all_errors if leading == all_errors.shape[0] else all_errors[:leading]
+            errors.add_(torch.stack(head))  # type: ignore[arg-type]
+            return
+        for index_, count in enumerate(counts):
             if count is not None:
-                self._errors[index].add_(count)
+                all_errors[index_].add_(count)
 
     def check_errors(self) -> None:
         """Raise `MetricValueError` if `update` saw bad values. This reads the error counts
@@ -420,6 +512,8 @@ class Metric(nn.Module, ABC):
         value and the `dtype=` of earlier updates."""
         for name, default in self._defaults.items():
             self._buffers[name].copy_(default)  # type: ignore[union-attr]
+        for name in self._cat_names():
+            self._note_cat_fill(name, 0)
         self._reset_bookkeeping()
 
     def _reset_bookkeeping(self) -> None:

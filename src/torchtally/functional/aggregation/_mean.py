@@ -10,9 +10,29 @@ from torchtally.functional._checks import check_same_shape
 __all__ = ["mean", "mean_compute", "mean_update", "perplexity", "perplexity_update"]
 
 
+def _sum_to_float64(value: Tensor) -> Tensor:
+    """The sum of `value` as a float64 0-d tensor.
+
+    float32 is summed in float32 (CPU and CUDA sum pairwise, so the error stays near float32
+    rounding of the result, the precision `MeanMetric` returns) and then widened: a float64
+    sum of float32 values converts a float64 copy of the whole batch first (4x the time at
+    2^18 elements). Small batches (a one-number loss) and other dtypes (float16's small
+    range, integers) sum in float64, in one op."""
+    if value.dtype == torch.float32 and value.numel() >= 4096:
+        return value.sum().double()
+    return value.sum(dtype=torch.float64)
+
+
 def mean_update(value: Tensor | float, weight: Tensor | float = 1.0) -> tuple[Tensor, Tensor]:
     """Weighted sum and weight total of one batch; `weight` broadcasts to `value`'s shape."""
     value = torch.as_tensor(value)
+    if isinstance(weight, (int, float)):
+        # A Python weight (the common `update(loss)`): one float64 sum of the values scaled
+        # once, instead of an N-sized broadcast product and a second sum over the weights.
+        total = _sum_to_float64(value)
+        scale = float(weight)
+        weighted = total if scale == 1.0 else total * scale
+        return weighted, total.new_full((), value.numel() * scale)
     weight = torch.as_tensor(weight, device=value.device)
     weight = torch.broadcast_to(weight, value.shape)
     return (value * weight).sum(dtype=torch.float64), weight.sum(dtype=torch.float64)

@@ -6,7 +6,12 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_int
-from torchtally.functional._checks import check_same_shape, check_tensor, count_nonfinite
+from torchtally.functional._checks import (
+    check_same_shape,
+    check_tensor,
+    count_nonfinite,
+    count_outside,
+)
 from torchtally.functional.classification._inputs import (
     as_class_indices,
     check_index_labels,
@@ -83,13 +88,18 @@ def accuracy_errors(
         tensor(2)
     """
     _check_inputs(labels, predictions, num_classes)
+    bad_count: Tensor | None = None
     if is_binary_scores(labels, predictions):
         bad_label = torch.logical_and(labels != 0, labels != 1)
     else:
         high = predictions.shape[-1] if _is_class_scores(labels, predictions) else num_classes
-        bad_label = labels < 0
-        if high is not None:
-            bad_label = torch.logical_or(bad_label, labels >= high)
+        if high is not None and ignore_index is None:
+            bad_count = count_outside(labels, 0, high)
+            bad_label = labels  # unused
+        else:
+            bad_label = labels < 0
+            if high is not None:
+                bad_label = torch.logical_or(bad_label, labels >= high)
     bad_prediction: Tensor | None = None
     if not predictions.is_floating_point() and predictions.shape == labels.shape:
         bad_prediction = predictions < 0
@@ -101,7 +111,7 @@ def accuracy_errors(
         if bad_prediction is not None:
             bad_prediction = torch.logical_and(bad_prediction, kept)
     return (
-        torch.count_nonzero(bad_label),
+        torch.count_nonzero(bad_label) if bad_count is None else bad_count,
         None if bad_prediction is None else torch.count_nonzero(bad_prediction),
     )
 

@@ -52,8 +52,11 @@ def confusion_matrix_update(
     )
     if out is None:
         out = torch.zeros((num_classes, num_classes), dtype=torch.float64, device=labels.device)
-    index = (labels_c * num_classes + predicted).reshape(-1)
-    out.view(-1).index_add_(0, index, weight.reshape(-1))
+    # label * C + prediction in one op; flat inputs skip the reshape dispatches
+    index = predicted.add(labels_c, alpha=num_classes)
+    if index.dim() != 1:
+        index, weight = index.reshape(-1), weight.reshape(-1)
+    out.view(-1).index_add_(0, index, weight)
     return out
 
 

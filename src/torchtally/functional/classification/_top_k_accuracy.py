@@ -65,7 +65,7 @@ def top_k_accuracy_update(
     check_int("k", k, 1)
     _check_inputs(labels, predictions)
     num_classes = predictions.shape[-1]
-    as_long = labels.long()
+    as_long = labels if labels.dtype == torch.int64 else labels.long()  # skip a no-op dispatch
     clamped = as_long.clamp(0, num_classes - 1).unsqueeze(-1)
     label_score = predictions.gather(-1, clamped)
     # Classes ranked ahead of the label: higher score, or same score and higher index.

@@ -35,7 +35,9 @@ __all__ = [
     "indicator_errors",
     "indicator_inputs",
     "multiclass_errors",
+    "multiclass_errors_from_maxima",
     "multiclass_inputs",
+    "shared_row_maxima",
 ]
 
 TASKS = ("binary", "multiclass", "multilabel")
@@ -110,7 +112,8 @@ def _element_weights(valid: Tensor, labels: Tensor, weights: Tensor | None) -> T
 
 
 def _clamped(indices: Tensor, num_classes: int) -> tuple[Tensor, Tensor]:
-    as_long = indices.long()
+    # a `long()` that changes nothing still costs a dispatch
+    as_long = indices if indices.dtype == torch.int64 else indices.long()
     clamped = as_long.clamp(0, num_classes - 1)
     return clamped, clamped == as_long
 
@@ -175,7 +178,7 @@ def multiclass_inputs(
         valid = valid & valid_predictions
     else:
         # an argmax over num_classes scores, or a thresholded 0/1: always in range
-        predicted = predicted.long()
+        predicted = predicted if predicted.dtype == torch.int64 else predicted.long()
     return labels_c, predicted, _element_weights(valid, labels, weights)
 
 
@@ -192,6 +195,44 @@ def multiclass_errors(
         count_outside(labels, 0, num_classes),
         predictions_outside,
         _count_nonfinite_predictions(predictions, labels),
+        count_negative(weights),
+        count_nonfinite_weights(weights),
+    )
+
+
+#: From this many class scores per batch, one max pass serves the argmax and the value check.
+_SHARED_MAX_FROM = 1 << 15
+
+
+def shared_row_maxima(
+    labels: Tensor, predictions: Tensor, num_classes: int
+) -> tuple[Tensor, Tensor] | None:
+    """For a large batch of class scores `labels.shape + (num_classes,)`: its argmax and row
+    maxima from one `max` pass, so that a metric can update with the indices and count the
+    non-finite rows from the maxima (what `multiclass_errors` would find with a second pass).
+    None for anything else (smaller batches, indices, binary scores, wrong shapes), which takes
+    the ordinary path and its checks."""
+    if (
+        predictions.is_floating_point()
+        and isinstance(labels, Tensor)
+        and predictions.dim() == labels.dim() + 1
+        and predictions.shape[-1] == num_classes
+        and predictions.shape[:-1] == labels.shape
+        and predictions.numel() >= _SHARED_MAX_FROM
+    ):
+        top = predictions.max(dim=-1)
+        return top.indices, top.values
+    return None
+
+
+def multiclass_errors_from_maxima(
+    labels: Tensor, maxima: Tensor, num_classes: int, weights: Tensor | None = None
+) -> tuple[Tensor | None, ...]:
+    """`multiclass_errors` of class scores, given their row maxima (see `shared_row_maxima`)."""
+    return (
+        count_outside(labels, 0, num_classes),
+        None,
+        count_nonfinite(maxima),
         count_negative(weights),
         count_nonfinite_weights(weights),
     )

@@ -14,7 +14,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_int
-from torchtally.functional._checks import check_same_shape, check_tensor
+from torchtally.functional._checks import check_same_shape, check_tensor, count_outside
 
 __all__ = [
     "check_score_range",
@@ -46,6 +46,8 @@ def flatten_scores(
     check_int("num_classes", num_classes, 2, allow_none=True)
     if num_classes is None:
         check_same_shape("labels", labels, "predictions", predictions)
+        if labels.dim() == 1:  # already flat: skip two reshape dispatches per update
+            return labels, predictions
         return labels.reshape(-1), predictions.reshape(-1)
     if predictions.dim() < 1 or tuple(predictions.shape) != (*labels.shape, num_classes):
         raise ValueError(
@@ -58,6 +60,8 @@ def flatten_scores(
             "Argument `labels` must hold integer class indices when num_classes is set. "
             f"Received: labels.dtype={labels.dtype}"
         )
+    if labels.dim() == 1:
+        return labels, predictions
     return labels.reshape(-1), predictions.reshape(-1, num_classes)
 
 
@@ -69,8 +73,7 @@ def count_invalid_labels(labels: Tensor, num_classes: int | None) -> Tensor | No
     """Labels other than 0 and 1 (binary; None for bool labels, which are always valid), or
     outside `[0, num_classes)` (a 0-d count)."""
     if num_classes is not None:
-        outside = torch.count_nonzero(labels < 0) + torch.count_nonzero(labels >= num_classes)
-        return outside
+        return count_outside(labels, 0, num_classes)
     if labels.dtype == torch.bool:
         return None
     if labels.is_floating_point():

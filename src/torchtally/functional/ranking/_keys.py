@@ -65,7 +65,9 @@ def score_bits(scores: Tensor, dtype: torch.dtype = torch.float32) -> Tensor:
     Returns:
         Integer bits shaped like `scores` (a view of them when no conversion was needed).
     """
-    return scores.to(dtype).view(KEY_DTYPES[dtype])
+    if scores.dtype != dtype:  # a `to` that changes nothing still costs a dispatch
+        scores = scores.to(dtype)
+    return scores.view(KEY_DTYPES[dtype])
 
 
 def bits_to_keys_(bits: Tensor) -> Tensor:
@@ -110,6 +112,8 @@ def label_codes(labels: Tensor, num_classes: int | None) -> Tensor:
     """
     dtype = code_dtype(num_classes)
     if num_classes is None:
-        return (labels > 0).to(dtype) + 1
-    valid = torch.logical_and(labels >= 0, labels < num_classes)
+        # bool and uint8 share their bytes: a view, not a conversion kernel, then uint8 + 1
+        return (labels > 0).view(torch.uint8) + 1
+    # a label is valid iff clamping to the classes leaves it unchanged (one compare less)
+    valid = labels.clamp(0, num_classes - 1) == labels
     return torch.where(valid, labels + 1, EMPTY_CODE).to(dtype)

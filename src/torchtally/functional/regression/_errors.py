@@ -17,6 +17,23 @@ __all__ = [
 ]
 
 
+def _floating(values: Tensor) -> Tensor:
+    """`values` as they are when floating point (a float64 operand promotes them exactly),
+    else as float64 (integer and bool tensors)."""
+    return values if values.is_floating_point() else values.double()
+
+
+def _float64_difference(predictions: Tensor, labels: Tensor) -> Tensor:
+    """predictions - labels in float64 arithmetic, in one new float64 tensor: the
+    predictions' float64 copy takes the difference in place (a subtraction that allocates its
+    result would page in a second batch-sized buffer)."""
+    difference = predictions.double()
+    if difference is predictions:  # already float64: never write the caller's tensor
+        return predictions - _floating(labels)
+    # float labels promote inside the kernel: exactly the float64 subtraction
+    return difference.sub_(_floating(labels))
+
+
 def _counted(errors: Tensor) -> tuple[Tensor, Tensor]:
     return errors.sum(dtype=torch.float64), errors.new_full((), errors.numel(), dtype=torch.float64)
 
@@ -24,13 +41,13 @@ def _counted(errors: Tensor) -> tuple[Tensor, Tensor]:
 def squared_error_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
     """Sum of squared errors and element count of one batch."""
     check_same_shape("labels", labels, "predictions", predictions)
-    return _counted((predictions.double() - labels.double()).square())
+    return _counted(_float64_difference(predictions, labels).square_())
 
 
 def absolute_error_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
     """Sum of absolute errors and element count of one batch."""
     check_same_shape("labels", labels, "predictions", predictions)
-    return _counted((predictions.double() - labels.double()).abs())
+    return _counted(_float64_difference(predictions, labels).abs_())
 
 
 def smape_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:

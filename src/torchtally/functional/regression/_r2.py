@@ -22,9 +22,16 @@ def r2_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tens
     """
     check_same_shape("labels", labels, "predictions", predictions)
     y = labels.double().reshape(labels.shape[0], math.prod(labels.shape[1:]))
-    p = predictions.double().reshape(y.shape)
+    # (p - y)² = (y - p)², taken in place in the predictions' float64 copy (one batch-sized
+    # buffer, not two); a float64 input is never written
+    residual = predictions.double()
+    residual = (
+        residual.reshape(y.shape) - y
+        if residual is predictions
+        else residual.reshape(y.shape).sub_(y)
+    )
     count = y.new_full((), y.shape[0])
-    return y.sum(0), y.square().sum(0), (y - p).square().sum(0), count
+    return y.sum(0), y.square().sum(0), residual.square_().sum(0), count
 
 
 def r2_compute(

@@ -158,8 +158,11 @@ class AccuracyMetric(Metric):
                 ignore_index=self.ignore_index,
                 score_kind=self.score_kind,
             )
-        self.correct.add_(correct)
-        self.total.add_(total)
+        # The (1,) buffers themselves: a 0-d state read as `self.correct` costs a failed attribute
+        # lookup, __getattr__ and a view check per call.
+        buffers = self._buffers
+        buffers["correct"].add_(correct)  # type: ignore[union-attr]
+        buffers["total"].add_(total)  # type: ignore[union-attr]
 
     def compute(self) -> Tensor:
         return accuracy_compute(self.correct, self.total)

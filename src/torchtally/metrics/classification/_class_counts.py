@@ -22,7 +22,12 @@ from torchtally.functional.classification._class_counts import (
     class_counts_width,
 )
 from torchtally.functional.classification._inputs import SCORE_KINDS
-from torchtally.functional.classification._valid_inputs import classification_task, error_kinds
+from torchtally.functional.classification._valid_inputs import (
+    classification_task,
+    error_kinds,
+    multiclass_errors_from_maxima,
+    shared_row_maxima,
+)
 from torchtally.metrics._base import Metric
 
 __all__ = [
@@ -153,9 +158,16 @@ class ClassCountsMetric(Metric):
             weights: Optional weights shaped like `labels` (per sample for multilabel); 0
                 masks an element out.
         """
+        # Large multiclass score batches: one max pass gives the argmax and the rows' maxima
+        # the value check reads, instead of a second reduction over every score.
+        shared = (
+            shared_row_maxima(labels, predictions, self.num_classes)
+            if self.check_values and self.task == "multiclass" and self.num_classes is not None
+            else None
+        )
         class_counts_update(
             labels,
-            predictions,
+            predictions if shared is None else shared[0],
             self.num_classes,
             multilabel=self.multilabel,
             threshold=self.threshold,
@@ -164,15 +176,18 @@ class ClassCountsMetric(Metric):
             score_kind=self.score_kind,
         )
         if self.check_values:
-            self._record_errors(
-                *class_counts_errors(
+            if shared is not None:
+                assert self.num_classes is not None
+                errors = multiclass_errors_from_maxima(labels, shared[1], self.num_classes, weights)
+            else:
+                errors = class_counts_errors(
                     labels,
                     predictions,
                     self.num_classes,
                     multilabel=self.multilabel,
                     weights=weights,
                 )
-            )
+            self._record_errors(*errors)
 
     def extra_repr(self) -> str:
         return f"name={self.name!r}, task={self.task!r}, num_classes={self.num_classes!r}"

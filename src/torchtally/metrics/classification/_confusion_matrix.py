@@ -15,7 +15,12 @@ from torchtally.functional.classification._confusion_matrix import (
     confusion_matrix_update,
 )
 from torchtally.functional.classification._inputs import SCORE_KINDS
-from torchtally.functional.classification._valid_inputs import error_kinds, multiclass_errors
+from torchtally.functional.classification._valid_inputs import (
+    error_kinds,
+    multiclass_errors,
+    multiclass_errors_from_maxima,
+    shared_row_maxima,
+)
 from torchtally.metrics._base import Metric
 from torchtally.metrics.classification._class_counts import confusion_matrix_key
 
@@ -95,9 +100,14 @@ class ConfusionMatrixMetric(Metric):
                 or (two classes) binary scores shaped like `labels`.
             weights: Optional sample weights shaped like `labels`.
         """
+        # Large class-score batches: one max pass gives the argmax and the rows' maxima the
+        # value check reads, instead of a second reduction over every score.
+        shared = (
+            shared_row_maxima(labels, predictions, self.num_classes) if self.check_values else None
+        )
         confusion_matrix_update(
             labels,
-            predictions,
+            predictions if shared is None else shared[0],
             self.num_classes,
             threshold=self.threshold,
             weights=weights,
@@ -105,7 +115,12 @@ class ConfusionMatrixMetric(Metric):
             score_kind=self.score_kind,
         )
         if self.check_values:
-            self._record_errors(*multiclass_errors(labels, predictions, self.num_classes, weights))
+            errors = (
+                multiclass_errors(labels, predictions, self.num_classes, weights)
+                if shared is None
+                else multiclass_errors_from_maxima(labels, shared[1], self.num_classes, weights)
+            )
+            self._record_errors(*errors)
 
     def compute(self) -> Tensor:
         return confusion_matrix_compute(self.confusion_matrix, self.normalize)

@@ -76,8 +76,11 @@ class TopKAccuracyMetric(Metric):
         hits, total = top_k_accuracy_update(labels, predictions, self.k, weights)
         if self.check_values:
             self._record_errors(*top_k_accuracy_errors(labels, predictions, weights))
-        self.hits.add_(hits)
-        self.total.add_(total)
+        # The (1,) buffers themselves: a 0-d state read as `self.hits` costs a failed attribute
+        # lookup, __getattr__ and a view check per call.
+        buffers = self._buffers
+        buffers["hits"].add_(hits)  # type: ignore[union-attr]
+        buffers["total"].add_(total)  # type: ignore[union-attr]
 
     def compute(self) -> Tensor:
         return top_k_accuracy_compute(self.hits, self.total)

@@ -22,7 +22,7 @@ from torchtally.functional.ranking._binned_auroc import (
     count_out_of_range,
 )
 from torchtally.functional.ranking._inputs import check_score_range, count_invalid_labels
-from torchtally.functional.ranking._keys import KEY_DTYPES, code_dtype
+from torchtally.functional.ranking._keys import EMPTY_CODE, KEY_DTYPES, code_dtype
 from torchtally.metrics._base import Metric
 
 __all__ = ["DEFAULT_CAPACITY", "AUROCMetric"]
@@ -151,19 +151,28 @@ class AUROCMetric(Metric):
             predictions: Binary scores, or `(N, num_classes)` class scores.
         """
         out_of_range = None
+        codes: Tensor | None = None
         if self.num_bins is None:
             bits, codes = exact_auroc_update(labels, predictions, self.num_classes, self.dtype)
             self._cat_append("score_bits", bits)
             self._cat_append("codes", codes)
         else:
-            self.histogram.add_(
-                binned_auroc_update(
-                    labels, predictions, self.num_bins, self.score_range, self.num_classes
-                )
+            binned_auroc_update(
+                labels,
+                predictions,
+                self.num_bins,
+                self.score_range,
+                self.num_classes,
+                out=self.histogram,
             )
             out_of_range = count_out_of_range(predictions, self.score_range)
         if self.check_values:
-            invalid = count_invalid_labels(labels, self.num_classes)
+            if codes is not None and self.num_classes is not None:
+                # exact multiclass: a label outside [0, num_classes) is an empty code, so
+                # counting those is two ops where comparing the labels again is five
+                invalid: Tensor | None = torch.count_nonzero(codes == EMPTY_CODE)
+            else:
+                invalid = count_invalid_labels(labels, self.num_classes)
             # Multiclass: a NaN anywhere in a row shows in its maximum (one reading pass)
             multiclass = self.num_classes is not None and predictions.dim() == 2
             nonfinite = (

@@ -1,0 +1,420 @@
+"""Eager `update` grid (issue 16): torchtally against raw torch, TorchMetrics and torcheval.
+
+Nine metric families x batch 64 / 1024 / 16384 / 262144 x classes 2 / 10 / 100 / 1000 (where
+the metric has classes), every contender of a case interleaved round-robin in one process, medians,
+value checks on. Per case it reports `torchtally / best peer` (best of TorchMetrics and
+torcheval, the libraries a user would pick instead) and `torchtally / raw` (the shortest
+hand-written eager torch that keeps the same statistic), then the geomean and worst case.
+
+`cat`-state metrics (exact AUROC) keep every sample in a preallocated tensor while the peers
+append a reference to a Python list and pay at compute, so for them the grid also times a whole
+evaluation (100 updates then compute) per contender, and each update against one raw copy of the
+batch into a buffer (the physical minimum for a state that lives in a tensor). Binned AUROC is
+timed as a whole evaluation too (torcheval keeps its batches until compute). The summary gives
+both the per-update geomean over every case and the issue's: per update for the other
+families, whole evaluations for these.
+
+Last, exact-mode compute cost against capacity: 10k samples seen at capacity 2^16 / 2^20 / 2^23
+(it should scale with samples seen, not with capacity).
+
+    python -m benchmarks.bench_eager_grid [--quick] [--rounds R] [--only FAMILY ...] [--clock wall]
+
+Times are this thread's CPU time by default (`--clock cpu`, one intra-op thread): on a shared,
+loaded machine wall time swings several-fold between samples, CPU time does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from benchmarks._timing import interleaved
+
+FAMILIES = (
+    "accuracy",
+    "macro-F1",
+    "confusion matrix",
+    "top-5",
+    "binary AUROC",
+    "multiclass AUROC",
+    "binned AUROC",
+    "MSE",
+    "R2",
+    "mean",
+)
+CLASS_FAMILIES = {"accuracy", "macro-F1", "confusion matrix", "top-5", "multiclass AUROC"}
+CAT_FAMILIES = {"binary AUROC", "multiclass AUROC"}
+# Families whose peers defer the work to compute (torcheval's binned AUROC keeps the batches too):
+# timed as whole evaluations as well, and judged on those in the issue's summary.
+EVAL_FAMILIES = CAT_FAMILIES | {"binned AUROC"}
+# Largest batch x classes scored per case: 2^24 floats (64 MiB) keeps a full run inside memory
+# and minutes on a laptop-class CPU; the exact AUROC evaluation keeps 100 batches, so less.
+MAX_ELEMENTS = 1 << 24
+MAX_EVAL_ELEMENTS = 1 << 23
+EVAL_BATCHES = 100
+
+
+@dataclass
+class Contender:
+    update: Callable[[], object]
+    reset: Callable[[], object]
+    compute: Callable[[], object] | None = None
+
+
+def _library(metric: Any, *inputs: torch.Tensor) -> Contender:
+    return Contender(lambda: metric.update(*inputs), metric.reset, metric.compute)
+
+
+def _raw_state(size: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    return torch.zeros(size, dtype=dtype)
+
+
+def _raw(update: Callable[[], object], state: torch.Tensor) -> Contender:
+    return Contender(update, state.zero_)
+
+
+def _raw_copy(*inputs: torch.Tensor, capacity: int) -> Contender:
+    """One slice copy of each input into a preallocated buffer: the floor for a tensor state."""
+    buffers = [torch.empty(capacity, *x.shape[1:], dtype=x.dtype) for x in inputs]
+    offset = [0]
+
+    def update() -> None:
+        n = inputs[0].shape[0]
+        for buffer, x in zip(buffers, inputs, strict=True):
+            buffer[offset[0] : offset[0] + n].copy_(x)
+        offset[0] += n
+
+    def reset() -> None:
+        offset[0] = 0
+
+    return Contender(update, reset)
+
+
+def contenders(family: str, n: int, classes: int, capacity: int) -> dict[str, Contender]:
+    """name -> contender for one case; inputs drawn once (the same tensors for everyone)."""
+    import torcheval.metrics as te
+    import torchmetrics.classification as tm
+    import torchmetrics.regression as tmr
+    from torchmetrics.aggregation import MeanMetric as TMMean
+
+    import torchtally.metrics as tt
+
+    g = torch.Generator().manual_seed(0)
+    labels = torch.randint(0, classes, (n,), generator=g)
+    scores = torch.randn(n, max(classes, 2), generator=g)
+    if family == "accuracy":
+        acc = _raw_state(2)
+
+        def raw_acc() -> None:
+            acc[0] += (scores.argmax(-1) == labels).sum()
+            acc[1] += n
+
+        return {
+            "raw torch": _raw(raw_acc, acc),
+            "torchtally": _library(tt.AccuracyMetric(), labels, scores),
+            "TorchMetrics": _library(
+                tm.MulticlassAccuracy(classes, average="micro"), scores, labels
+            ),
+            "torcheval": _library(te.MulticlassAccuracy(), scores, labels),
+        }
+    if family in ("macro-F1", "confusion matrix"):
+        matrix = _raw_state(classes * classes, torch.int64)
+
+        def raw_matrix() -> None:
+            index = labels * classes + scores.argmax(-1)
+            matrix.add_(torch.bincount(index, minlength=classes * classes))
+
+        if family == "macro-F1":
+            ours: Any = tt.F1ScoreMetric(classes, average_type="macro")
+            theirs: Any = tm.MulticlassF1Score(classes, average="macro")
+            eval_: Any = te.MulticlassF1Score(num_classes=classes, average="macro")
+        else:
+            ours = tt.ConfusionMatrixMetric(classes)
+            theirs = tm.MulticlassConfusionMatrix(classes)
+            eval_ = te.MulticlassConfusionMatrix(classes)
+        return {
+            "raw torch": _raw(raw_matrix, matrix),
+            "torchtally": _library(ours, labels, scores),
+            "TorchMetrics": _library(theirs, scores, labels),
+            "torcheval": _library(eval_, scores, labels),
+        }
+    if family == "top-5":
+        hits = _raw_state(2)
+
+        def raw_top5() -> None:
+            top = scores.topk(5, dim=-1).indices
+            hits[0] += (top == labels[:, None]).sum()
+            hits[1] += n
+
+        return {
+            "raw torch": _raw(raw_top5, hits),
+            "torchtally": _library(tt.TopKAccuracyMetric(5), labels, scores),
+            "TorchMetrics": _library(
+                tm.MulticlassAccuracy(classes, top_k=5, average="micro"), scores, labels
+            ),
+            "torcheval": _library(te.MulticlassAccuracy(k=5), scores, labels),
+        }
+    if family == "binary AUROC":
+        binary = (labels % 2).to(torch.int64)
+        probs = torch.sigmoid(scores[:, 0])
+        return {
+            "raw copy": _raw_copy(probs, binary, capacity=capacity),
+            "torchtally": _library(tt.AUROCMetric(capacity=capacity), binary, probs),
+            "TorchMetrics": _library(tm.BinaryAUROC(), probs, binary),
+            "torcheval": _library(te.BinaryAUROC(), probs, binary),
+        }
+    if family == "multiclass AUROC":
+        probs = scores.softmax(-1)
+        return {
+            "raw copy": _raw_copy(probs, labels, capacity=capacity),
+            "torchtally": _library(tt.AUROCMetric(classes, capacity=capacity), labels, probs),
+            "TorchMetrics": _library(tm.MulticlassAUROC(classes), probs, labels),
+            "torcheval": _library(te.MulticlassAUROC(num_classes=classes), probs, labels),
+        }
+    if family == "binned AUROC":
+        binary = (labels % 2).to(torch.int64)
+        probs = torch.sigmoid(scores[:, 0])
+        histogram = _raw_state(2 * 200, torch.int64)
+
+        def raw_binned() -> None:
+            bins = (probs * 200).to(torch.int64).clamp_(0, 199)
+            histogram.add_(torch.bincount(binary * 200 + bins, minlength=400))
+
+        return {
+            "raw torch": _raw(raw_binned, histogram),
+            "torchtally": _library(tt.AUROCMetric(num_bins=200), binary, probs),
+            "TorchMetrics": _library(tm.BinaryAUROC(thresholds=200), probs, binary),
+            "torcheval": _library(te.BinaryBinnedAUROC(threshold=200), probs, binary),
+        }
+    target, prediction = scores[:, 0].contiguous(), (scores[:, 0] + 0.1 * scores[:, 1])
+    if family == "MSE":
+        sq = _raw_state(2)
+
+        def raw_mse() -> None:
+            sq[0] += (prediction - target).square().sum()
+            sq[1] += n
+
+        return {
+            "raw torch": _raw(raw_mse, sq),
+            "torchtally": _library(tt.MSEMetric(), target, prediction),
+            "TorchMetrics": _library(tmr.MeanSquaredError(), prediction, target),
+            "torcheval": _library(te.MeanSquaredError(), prediction, target),
+        }
+    if family == "R2":
+        r2 = _raw_state(4)
+
+        def raw_r2() -> None:
+            r2[0] += target.sum()
+            r2[1] += target.square().sum()
+            r2[2] += (target - prediction).square().sum()
+            r2[3] += n
+
+        return {
+            "raw torch": _raw(raw_r2, r2),
+            "torchtally": _library(tt.R2ScoreMetric(), target, prediction),
+            "TorchMetrics": _library(tmr.R2Score(), prediction, target),
+            "torcheval": _library(te.R2Score(), prediction, target),
+        }
+    if family == "mean":
+        total = _raw_state(2)
+
+        def raw_mean() -> None:
+            total[0] += target.sum()
+            total[1] += n
+
+        return {
+            "raw torch": _raw(raw_mean, total),
+            "torchtally": _library(tt.MeanMetric(), target),
+            "TorchMetrics": _library(TMMean(), target),
+            "torcheval": _library(te.Mean(), target),
+        }
+    raise ValueError(f"Argument `family` must be one of {FAMILIES}. Received: family={family!r}")
+
+
+def cases(quick: bool, only: list[str] | None) -> list[tuple[str, int, int]]:
+    batches = (64, 1024) if quick else (64, 1024, 16384, 262144)
+    class_counts = (10, 100) if quick else (2, 10, 100, 1000)
+    out = []
+    for family in only or FAMILIES:
+        counts: tuple[int, ...] = class_counts if family in CLASS_FAMILIES else (1,)
+        for classes in counts:
+            if family == "top-5" and classes < 10:
+                continue  # top-5 of fewer than 6 classes always hits
+            if family == "multiclass AUROC" and classes > 100:
+                continue  # peers' per-class sort of 1000 classes dwarfs the update
+            for n in batches:
+                if n * max(classes, 2) <= MAX_ELEMENTS:
+                    out.append((family, n, classes))
+    return out
+
+
+def _inner(n: int, classes: int) -> int:
+    return max(1, min(50, 200_000 // (n * max(1, classes // 10))))
+
+
+CLOCK: Callable[[], float] = time.thread_time
+
+
+def measure_case(family: str, n: int, classes: int, rounds: int) -> dict[str, Any]:
+    inner = _inner(n, classes)
+    group = contenders(family, n, classes, capacity=n * inner)
+    timings = interleaved(
+        {name: c.update for name, c in group.items()},
+        rounds=rounds,
+        inner=inner,
+        prepare={name: c.reset for name, c in group.items()},
+        clock=CLOCK,
+    )
+    us = {name: t.median_us for name, t in timings.items()}
+    best_peer = min(us["TorchMetrics"], us["torcheval"])
+    floor_name = "raw copy" if family in CAT_FAMILIES else "raw torch"
+    row: dict[str, Any] = {"metric": family, "batch": n, "classes": classes}
+    row.update({name: round(value, 1) for name, value in us.items()})
+    row["tt / best peer"] = round(us["torchtally"] / best_peer, 2)
+    row[f"tt / {floor_name}"] = round(us["torchtally"] / us[floor_name], 2)
+    row["tt / raw"] = row[f"tt / {floor_name}"]
+    return row
+
+
+def measure_eval(family: str, n: int, classes: int, rounds: int) -> dict[str, Any]:
+    """A whole evaluation: EVAL_BATCHES updates then compute, per contender (cat state)."""
+    group = contenders(family, n, classes, capacity=n * EVAL_BATCHES)
+    group.pop("raw copy", None)
+    group.pop("raw torch", None)
+
+    def evaluation(c: Contender) -> Callable[[], object]:
+        def run() -> object:
+            for _ in range(EVAL_BATCHES):
+                c.update()
+            assert c.compute is not None
+            return c.compute()
+
+        return run
+
+    timings = interleaved(
+        {name: evaluation(c) for name, c in group.items()},
+        rounds=rounds,
+        warmup=1,
+        prepare={name: c.reset for name, c in group.items()},
+        clock=CLOCK,
+    )
+    ms = {name: t.median_s * 1e3 for name, t in timings.items()}
+    best_peer = min(ms["TorchMetrics"], ms["torcheval"])
+    row: dict[str, Any] = {"metric": f"{family} eval", "batch": n, "classes": classes}
+    row.update({f"{name} ms": round(value, 2) for name, value in ms.items()})
+    row["tt / best peer"] = round(ms["torchtally"] / best_peer, 2)
+    return row
+
+
+def capacity_scaling(rounds: int, capacities: tuple[int, ...]) -> list[dict[str, Any]]:
+    """Exact binary AUROC compute with 10k samples seen, at growing capacity."""
+    from torchtally.metrics import AUROCMetric
+
+    g = torch.Generator().manual_seed(1)
+    labels = torch.randint(0, 2, (10_000,), generator=g)
+    probs = torch.rand(10_000, generator=g)
+    metrics = {capacity: AUROCMetric(capacity=capacity) for capacity in capacities}
+
+    def refill(metric: AUROCMetric) -> Callable[[], None]:
+        def run() -> None:  # untimed: a fresh state (and no cached value) before each sample
+            metric.reset()
+            metric.update(labels, probs)
+
+        return run
+
+    timings = interleaved(
+        {str(c): m.compute for c, m in metrics.items()},
+        rounds=rounds,
+        warmup=1,
+        prepare={str(c): refill(m) for c, m in metrics.items()},
+        clock=CLOCK,
+    )
+    rows = []
+    for capacity in capacities:
+        row = {
+            "metric": "exact AUROC compute, 10k samples",
+            "capacity": capacity,
+            "compute ms": round(timings[str(capacity)].median_s * 1e3, 2),
+        }
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
+
+
+def _geomean(values: list[float]) -> float | None:
+    return round(math.exp(sum(map(math.log, values)) / len(values)), 2) if values else None
+
+
+def summarize(
+    rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    eval_rows = eval_rows or []
+    # The issue's comparison: per update where the peers do the work in update, whole
+    # evaluations where they defer it to compute; cat updates against one raw copy.
+    judged = [r["tt / best peer"] for r in rows if r["metric"] not in EVAL_FAMILIES]
+    judged += [r["tt / best peer"] for r in eval_rows]
+    copies = [r["tt / raw copy"] for r in rows if "tt / raw copy" in r]
+    ratios = [r["tt / best peer"] for r in rows]
+    raw = [r["tt / raw"] for r in rows if r["batch"] >= 1024 and "tt / raw" in r]
+    worst = max(rows, key=lambda r: r["tt / best peer"])
+    return {
+        "summary": "eager grid",
+        "cases": len(rows),
+        "geomean tt / best peer": round(math.exp(sum(map(math.log, ratios)) / len(ratios)), 2),
+        "worst tt / best peer": worst["tt / best peer"],
+        "worst case": f"{worst['metric']} n={worst['batch']} C={worst['classes']}",
+        "cases > 1.2x best peer": sum(r > 1.2 for r in ratios),
+        "geomean tt / raw (batch >= 1024)": (
+            round(math.exp(sum(map(math.log, raw)) / len(raw)), 2) if raw else None
+        ),
+        "worst tt / raw (batch >= 1024)": max(raw) if raw else None,
+        "cases > 1.2x raw (batch >= 1024)": sum(r > 1.2 for r in raw),
+        "issue geomean tt / best peer (deferring families by whole eval)": _geomean(judged),
+        "issue cases": len(judged),
+        "issue cases > 1.2x best peer": sum(r > 1.2 for r in judged),
+        "issue worst tt / best peer": max(judged) if judged else None,
+        "geomean cat update / raw copy": _geomean(copies),
+        "worst cat update / raw copy": max(copies) if copies else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="batch 64/1024, classes 10/100")
+    parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--only", nargs="+", choices=FAMILIES)
+    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
+    args = parser.parse_args(argv)
+    global CLOCK
+    CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
+    torch.set_num_threads(1)  # fair to every contender and stable on a shared machine
+    rounds = args.rounds or (7 if args.quick else 15)
+    rows = []
+    for family, n, classes in cases(args.quick, args.only):
+        row = measure_case(family, n, classes, rounds)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    eval_rows = []
+    for family, n, classes in cases(args.quick, args.only):
+        limit = MAX_EVAL_ELEMENTS // (8 if args.quick else 1)
+        if family in EVAL_FAMILIES and n * classes * EVAL_BATCHES <= limit:
+            row = measure_eval(family, n, classes, max(3, rounds // 3))
+            eval_rows.append(row)
+            print(json.dumps(row), flush=True)
+    if not args.only or "binary AUROC" in args.only:
+        capacities = (1 << 16, 1 << 20) if args.quick else (1 << 16, 1 << 20, 1 << 23)
+        capacity_scaling(max(3, rounds // 2), capacities)
+    if rows:
+        print(json.dumps({**summarize(rows, eval_rows), "clock": args.clock}), flush=True)
+    return rows
+
+
+if __name__ == "__main__":
+    main()
