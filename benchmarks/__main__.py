@@ -43,6 +43,7 @@ SECTIONS: dict[str, tuple[str, list[str], list[str], str]] = {
     "import": ("bench_import", [], ["--rounds", "5"], "9. Import time over torch"),
     "grid": ("bench_eager_grid", [], ["--quick"], "10. Eager update grid vs every peer"),
     "step": ("bench_step_overhead", [], ["--quick"], "11. Metrics inside a compiled step"),
+    "compat": ("bench_compat", [], ["--rounds", "10"], "12. TorchMetrics collection on compat"),
 }
 GPU_SECTION = ("bench_gpu_step", [], ["--steps", "50"], "GPU: training step with six metrics")
 

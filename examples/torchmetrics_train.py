@@ -66,6 +66,12 @@ def main() -> None:
             torchmetrics.Precision(task="multiclass", num_classes=NUM_CLASSES, average="weighted"),
             torchmetrics.classification.MulticlassConfusionMatrix(NUM_CLASSES),
             torchmetrics.CohenKappa(task="multiclass", num_classes=NUM_CLASSES),
+            torchmetrics.HammingDistance(task="multiclass", num_classes=NUM_CLASSES),
+            torchmetrics.AUROC(task="multiclass", num_classes=NUM_CLASSES),
+            torchmetrics.AveragePrecision(
+                task="multiclass", num_classes=NUM_CLASSES, thresholds=64
+            ),
+            torchmetrics.CalibrationError(task="multiclass", num_classes=NUM_CLASSES),
         ],
         prefix="valid/",
     )

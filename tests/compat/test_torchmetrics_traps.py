@@ -148,3 +148,14 @@ def test_plot_draws_scalars_vectors_matrices_and_histories() -> None:
     _, ax = ttm.MeanMetric().plot([torch.tensor(1.0), torch.tensor(2.0)])
     assert list(ax.lines[0].get_ydata()) == [1.0, 2.0]
     plt.close("all")
+
+
+def test_per_element_psnr_without_a_reduction_is_refused() -> None:
+    from torchtally.compat.torchmetrics import PeakSignalNoiseRatio
+
+    with pytest.raises(
+        ValueError, match=r"Argument `reduction` must be 'elementwise_mean' or 'sum'"
+    ):
+        PeakSignalNoiseRatio(data_range=1.0, dim=(1, 2, 3), reduction="none")
+    with pytest.raises(ValueError, match=r"Argument `dim` must be None, an int or a tuple of ints"):
+        PeakSignalNoiseRatio(data_range=1.0, dim="hw")

@@ -12,9 +12,12 @@ from torchtally.compat.torchmetrics import (
     aggregation,
     classification,
     functional,
+    image,
     regression,
+    retrieval,
     segmentation,
     text,
+    wrappers,
 )
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.aggregation import *  # noqa: F403
@@ -22,24 +25,58 @@ from torchtally.compat.torchmetrics.aggregation import __all__ as _aggregation_a
 from torchtally.compat.torchmetrics.classification import *  # noqa: F403
 from torchtally.compat.torchmetrics.classification import __all__ as _classification_all
 from torchtally.compat.torchmetrics.collection import MetricCollection
+from torchtally.compat.torchmetrics.image import (
+    PeakSignalNoiseRatio,
+    StructuralSimilarityIndexMeasure,
+)
 from torchtally.compat.torchmetrics.regression import *  # noqa: F403
 from torchtally.compat.torchmetrics.regression import __all__ as _regression_all
+from torchtally.compat.torchmetrics.retrieval import *  # noqa: F403
+from torchtally.compat.torchmetrics.retrieval import __all__ as _retrieval_all
 from torchtally.compat.torchmetrics.segmentation import DiceScore, MeanIoU
-from torchtally.compat.torchmetrics.text import Perplexity
+from torchtally.compat.torchmetrics.text import (
+    CharErrorRate,
+    MatchErrorRate,
+    Perplexity,
+    WordErrorRate,
+    WordInfoLost,
+    WordInfoPreserved,
+)
+from torchtally.compat.torchmetrics.wrappers import (
+    BootStrapper,
+    ClasswiseWrapper,
+    MetricTracker,
+    MultitaskWrapper,
+)
 
 __all__ = [
+    "BootStrapper",
+    "CharErrorRate",
+    "ClasswiseWrapper",
     "DiceScore",
     "MeanIoU",
     "Metric",
     "MetricCollection",
+    "MetricTracker",
+    "MultitaskWrapper",
+    "PeakSignalNoiseRatio",
     "Perplexity",
+    "StructuralSimilarityIndexMeasure",
+    "WordErrorRate",
+    "WordInfoLost",
+    "WordInfoPreserved",
+    "MatchErrorRate",
     "aggregation",
     "classification",
     "functional",
+    "image",
     "regression",
+    "retrieval",
     "segmentation",
     "text",
+    "wrappers",
     *_aggregation_all,
     *_classification_all,
     *_regression_all,
+    *_retrieval_all,
 ]

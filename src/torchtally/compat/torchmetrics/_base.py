@@ -56,6 +56,10 @@ class Metric(_TallyMetric):
     is_differentiable: bool | None = None
     higher_is_better: bool | None = None
     full_state_update: bool | None = False
+    #: Read `cat` states at compute as their whole buffers (no host read of the fill count;
+    #: for subclasses whose unfilled rows are masked by a state of their own) instead of as
+    #: their filled rows.
+    _cat_whole_buffers = False
 
     def __init__(self, **kwargs: Any) -> None:
         name = kwargs.pop("name", None)
@@ -111,12 +115,22 @@ class Metric(_TallyMetric):
                 state.copy_(torch.maximum(state, value.to(state.dtype)))
             elif reduction == "min":
                 state.copy_(torch.minimum(state, value.to(state.dtype)))
+            elif reduction == "cat":  # a preallocated buffer: append at the fill count
+                self._cat_append(name, value)
             else:
                 raise TypeError(f"state {name!r} with reduction {reduction!r} cannot be folded")
 
     def compute(self) -> Any:
         """The value over everything seen since the last reset."""
-        return self._value({name: getattr(self, name) for name in self.state_names()})
+        state = {}
+        for name in self.state_names():
+            if self._reductions[name] != "cat":
+                state[name] = getattr(self, name)
+            elif self._cat_whole_buffers:
+                state[name] = self._cat_values(name)[0]
+            else:  # the filled rows: one host read of the fill count
+                state[name] = self._filled_rows(name)
+        return self._value(state)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Update with the batch and return the metric's value on this batch alone."""
@@ -124,6 +138,31 @@ class Metric(_TallyMetric):
         self.update(batch)
         self.check_errors()
         return self._value({k: v for k, v in batch.items() if not k.startswith("_")})
+
+    def persistent(self, mode: bool = False) -> Metric:
+        """Save the metric states in `state_dict()` (mode=True) or leave them out (the
+        default at construction, as in TorchMetrics: a model holding metrics saves and loads
+        its plain checkpoint). TorchMetrics' default `mode` is False here too."""
+        super().persistent(mode)
+        return self
+
+    def _load_from_state_dict(
+        self,
+        state_dict: Any,
+        prefix: str,
+        local_metadata: Any,
+        strict: bool,
+        missing_keys: list[str],
+        unexpected_keys: list[str],
+        error_msgs: list[str],
+    ) -> None:
+        # TorchMetrics loads a checkpoint without metric states into a persistent metric
+        # (its states keep their values); a strict load of a model holding ours does too.
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
+        states = {prefix + name for name in self._reductions}
+        missing_keys[:] = [key for key in missing_keys if key not in states]
 
     def clone(self, *args: Any, **kwargs: Any) -> Metric:
         """An independent deep copy (state included), as TorchMetrics' `clone`."""

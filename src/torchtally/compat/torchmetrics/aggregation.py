@@ -15,7 +15,7 @@ from torch import Tensor
 
 from torchtally.compat.torchmetrics._base import Metric, _Batch
 
-__all__ = ["MaxMetric", "MeanMetric", "MinMetric", "RunningMean", "SumMetric"]
+__all__ = ["MaxMetric", "MeanMetric", "MinMetric", "RunningMean", "RunningSum", "SumMetric"]
 
 _STRATEGIES = ("error", "warn", "ignore", "disable")
 
@@ -70,7 +70,7 @@ class SumMetric(_Aggregator):
 
     def __init__(self, nan_strategy: str | float = "warn", **kwargs: Any) -> None:
         super().__init__(nan_strategy, **kwargs)
-        self.register_state("sum_value", torch.zeros((), dtype=torch.float64), True, "sum")
+        self.register_state("sum_value", torch.zeros((), dtype=torch.float64), False, "sum")
 
     def _batch(self, value: Any) -> dict[str, Tensor]:
         value, weight, nan = self._clean(value)
@@ -86,8 +86,8 @@ class MeanMetric(_Aggregator):
 
     def __init__(self, nan_strategy: str | float = "warn", **kwargs: Any) -> None:
         super().__init__(nan_strategy, **kwargs)
-        self.register_state("mean_value", torch.zeros((), dtype=torch.float64), True, "sum")
-        self.register_state("weight", torch.zeros((), dtype=torch.float64), True, "sum")
+        self.register_state("mean_value", torch.zeros((), dtype=torch.float64), False, "sum")
+        self.register_state("weight", torch.zeros((), dtype=torch.float64), False, "sum")
 
     def _batch(self, value: Any, weight: Any = 1.0) -> dict[str, Tensor]:
         value, weights, nan = self._clean(value, weight)
@@ -107,7 +107,7 @@ class _Extreme(_Aggregator):
         self.register_state(
             "value",
             torch.full((), start, dtype=torch.float64),
-            True,
+            False,
             self.reduction,  # type: ignore[arg-type]
         )
 
@@ -150,8 +150,8 @@ class RunningMean(_Aggregator):
             )
         super().__init__(nan_strategy, **kwargs)
         self.window = window
-        self.register_state("sums", torch.zeros(window, dtype=torch.float64), True, "sum")
-        self.register_state("weights", torch.zeros(window, dtype=torch.float64), True, "sum")
+        self.register_state("sums", torch.zeros(window, dtype=torch.float64), False, "sum")
+        self.register_state("weights", torch.zeros(window, dtype=torch.float64), False, "sum")
 
     def _batch(self, value: Any) -> dict[str, Tensor]:
         value, weight, nan = self._clean(value)
@@ -176,3 +176,18 @@ class RunningMean(_Aggregator):
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return (state["sums"].sum() / state["weights"].sum()).to(torch.get_default_dtype())
+
+
+class RunningSum(RunningMean):
+    """TorchMetrics' `RunningSum`: the sum over the last `window` updates (the same
+    preallocated ring as `RunningMean`)."""
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Update, and return the sum of this batch alone (as TorchMetrics' RunningSum)."""
+        batch = _Batch(self._batch(*args, **kwargs))
+        self.update(batch)
+        self.check_errors()
+        return batch["sums"].reshape(()).to(torch.get_default_dtype())
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return state["sums"].sum().to(torch.get_default_dtype())

@@ -60,7 +60,7 @@ class MetricCollection(nn.Module):
         batches = _GroupBatches()
         for group in self._inner.groups:
             owner = self._inner[group[0]]
-            batches[id(owner)] = _Batch(owner._batch(*args, **kwargs))  # type: ignore[operator]
+            batches[id(owner)] = _Batch(owner._batch(*args, **kwargs))
         self._inner.update(batches)
         results: dict[str, Any] = {}
         for group in self._inner.groups:
@@ -68,7 +68,7 @@ class MetricCollection(nn.Module):
             self._inner[group[0]].check_errors()
             values = {k: v for k, v in batch.items() if not k.startswith("_")}
             for name in group:
-                results[name] = self._inner[name]._value(values)  # type: ignore[operator]
+                results[name] = self._inner[name]._value(values)
         return {self._key(name): results[name] for name in self._inner}
 
     def compute(self) -> dict[str, Any]:
@@ -78,6 +78,12 @@ class MetricCollection(nn.Module):
 
     def reset(self) -> None:
         self._inner.reset()
+
+    def persistent(self, mode: bool = True) -> None:
+        """Save every metric's states in `state_dict()` (mode=True) or leave them out
+        (TorchMetrics' collection defaults `mode` to True; its metrics start non-persistent)."""
+        for metric in self.values():
+            metric.persistent(mode)
 
     def clone(self, prefix: str | None = None, postfix: str | None = None) -> MetricCollection:
         """A deep copy with a new prefix/postfix (state kept, as TorchMetrics' clone)."""

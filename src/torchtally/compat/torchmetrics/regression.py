@@ -9,6 +9,7 @@ TorchMetrics' float32 states do.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,15 +20,25 @@ from torchtally._errors import tracing
 from torchtally.compat.torchmetrics._base import Metric
 
 __all__ = [
+    "ConcordanceCorrCoef",
     "CosineSimilarity",
+    "CriticalSuccessIndex",
     "ExplainedVariance",
     "KLDivergence",
+    "LogCoshError",
     "MeanAbsoluteError",
     "MeanAbsolutePercentageError",
     "MeanSquaredError",
+    "MeanSquaredLogError",
+    "MinkowskiDistance",
+    "NormalizedRootMeanSquaredError",
     "PearsonCorrCoef",
     "R2Score",
+    "RelativeSquaredError",
+    "SpearmanCorrCoef",
     "SymmetricMeanAbsolutePercentageError",
+    "TweedieDevianceScore",
+    "WeightedMeanAbsolutePercentageError",
 ]
 
 _EPS = 1.17e-06  # TorchMetrics' floor on percentage-error denominators
@@ -92,7 +103,7 @@ class _SumsMetric(Metric):
 
     def _register_sums(self, shapes: Mapping[str, tuple[int, ...]]) -> None:
         for name, shape in shapes.items():
-            self.register_state(name, torch.zeros(shape, dtype=torch.float64), True, "sum")
+            self.register_state(name, torch.zeros(shape, dtype=torch.float64), False, "sum")
 
 
 class MeanSquaredError(_SumsMetric):
@@ -394,3 +405,372 @@ class KLDivergence(_SumsMetric):
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         total = state["measures"]
         return _out(total if self.reduction == "sum" else total / state["total"])
+
+
+def _average_ranks(values: Tensor, valid: Tensor) -> Tensor:
+    """1-based ranks per column of `(M, K)` values, ties sharing their mean rank; rows with
+    `valid` False sort last and rank among themselves (fixed shapes, no host sync)."""
+    rows = values.shape[0]
+    keyed = torch.where(valid.unsqueeze(1), values, float("inf"))
+    ordered, order = torch.sort(keyed, dim=0, stable=True)
+    position = torch.arange(1, rows + 1, dtype=torch.float64, device=values.device)
+    position = position.unsqueeze(1).expand_as(ordered)
+    new_group = torch.ones_like(ordered, dtype=torch.bool)
+    new_group[1:] = ordered[1:] != ordered[:-1]
+    group = torch.cumsum(new_group.long(), 0) - 1
+    rank_sum = torch.zeros_like(ordered).scatter_add_(0, group, position)
+    size = torch.zeros_like(ordered).scatter_add_(0, group, torch.ones_like(ordered))
+    mean_rank = (rank_sum / size.clamp(min=1.0)).gather(0, group)
+    return torch.empty_like(mean_rank).scatter_(0, order, mean_rank)
+
+
+class SpearmanCorrCoef(Metric):
+    """TorchMetrics' `SpearmanCorrCoef`: Pearson's correlation of the average ranks (ties
+    share their mean rank), `cov / (std_p * std_t + 1e-6)` clamped to [-1, 1] as TorchMetrics.
+
+    Ranks need every value, so the pairs go into a buffer preallocated at construction:
+    `capacity` rows (default 65,536) of `num_outputs` columns, 17 bytes per cell. The update is
+    an `index_copy_` and the compute ranks the whole buffer with sorts and scatters (unfilled
+    rows masked): both traceable. More pairs than `capacity` raise at compute.
+    """
+
+    error_kinds = ()
+    is_differentiable = False
+    higher_is_better = True
+    _cat_whole_buffers = True
+
+    def __init__(self, num_outputs: int = 1, capacity: int = 1 << 16, **kwargs: Any) -> None:
+        self.num_outputs = _check_outputs("num_outputs", num_outputs)
+        self.capacity = _check_outputs("capacity", capacity)
+        super().__init__(**kwargs)
+        shape = (capacity, num_outputs)
+        self.register_state("preds", torch.zeros(shape, dtype=torch.float64), False, "cat")
+        self.register_state("target", torch.zeros(shape, dtype=torch.float64), False, "cat")
+        self.register_state("valid", torch.zeros(capacity, dtype=torch.bool), False, "cat")
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        _check_pair(preds, target)
+        if not preds.is_floating_point() or not target.is_floating_point():
+            raise TypeError(
+                "Arguments `preds` and `target` must be floating-point tensors, as TorchMetrics "
+                f"requires. Received: preds.dtype={preds.dtype}, target.dtype={target.dtype}"
+            )
+        p, t = _columns(preds, target, self.num_outputs, per_column=True)
+        return {"preds": p, "target": t, "valid": torch.ones_like(p[:, 0], dtype=torch.bool)}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        valid = state["valid"]
+        weight = valid.to(torch.float64).unsqueeze(1)
+        count = weight.sum(0)
+        ranks_p = _average_ranks(state["preds"], valid)
+        ranks_t = _average_ranks(state["target"], valid)
+        diff_p = (ranks_p - (ranks_p * weight).sum(0) / count) * weight
+        diff_t = (ranks_t - (ranks_t * weight).sum(0) / count) * weight
+        cov = (diff_p * diff_t).sum(0) / count
+        std_p = (diff_p.square().sum(0) / count).sqrt()
+        std_t = (diff_t.square().sum(0) / count).sqrt()
+        return _out((cov / (std_p * std_t + 1e-6)).clamp(-1.0, 1.0), self.num_outputs)
+
+    def check_errors(self) -> None:
+        """Raise when more pairs arrived than the buffer holds."""
+        super().check_errors()
+        if tracing(self._errors):
+            return
+        dropped = int(self._cat_overflow("preds"))
+        if dropped:
+            seen = self.capacity + dropped
+            raise ValueError(
+                f"`SpearmanCorrCoef` received {seen} pairs but its buffer holds "
+                f"capacity={self.capacity}: {dropped} were dropped. Construct it with "
+                f"capacity >= {seen}."
+            )
+
+
+# ------------------------------------------------------------------ more of TorchMetrics'
+# regression family: each one a function of a few float64 running sums (adapter maths here,
+# as torchtally's native catalog does not have them).
+
+#: TorchMetrics clamps some denominators with float32's machine epsilon (its states' dtype).
+_FLOAT32_EPS = float(torch.finfo(torch.float32).eps)
+
+
+class MeanSquaredLogError(_SumsMetric):
+    """TorchMetrics' `MeanSquaredLogError`: mean of `(log1p(preds) - log1p(target))^2`."""
+
+    higher_is_better = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._register_sums({"sum_squared_log_error": (), "total": ()})
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        _check_pair(preds, target)
+        error = (preds.double().log1p() - target.double().log1p()) ** 2
+        return {"sum_squared_log_error": error.sum(), "total": _count(error, error.numel())}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return _out(state["sum_squared_log_error"] / state["total"])
+
+
+class LogCoshError(_SumsMetric):
+    """TorchMetrics' `LogCoshError` (`num_outputs` columns): mean of `log(cosh(preds - target))`,
+    computed as `|d| + log1p(exp(-2|d|)) - log 2`, which does not overflow for large errors."""
+
+    higher_is_better = False
+
+    def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.num_outputs = _check_outputs("num_outputs", num_outputs)
+        self._register_sums({"sum_log_cosh_error": (num_outputs,), "total": ()})
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        p, t = _columns(preds, target, self.num_outputs, per_column=True)
+        d = (p - t).abs()
+        log_cosh = d + torch.log1p(torch.exp(-2 * d)) - math.log(2.0)
+        return {"sum_log_cosh_error": log_cosh.sum(0), "total": _count(p, p.shape[0])}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return _out(state["sum_log_cosh_error"] / state["total"], self.num_outputs)
+
+
+class WeightedMeanAbsolutePercentageError(_SumsMetric):
+    """TorchMetrics' `WeightedMeanAbsolutePercentageError`: `sum|p - t| / max(sum|t|, 1.17e-6)`."""
+
+    higher_is_better = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._register_sums({"sum_abs_error": (), "sum_scale": ()})
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        _check_pair(preds, target)
+        p, t = preds.double(), target.double()
+        return {"sum_abs_error": (p - t).abs().sum(), "sum_scale": t.abs().sum()}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return _out(state["sum_abs_error"] / state["sum_scale"].clamp(min=_EPS))
+
+
+class RelativeSquaredError(_SumsMetric):
+    """TorchMetrics' `RelativeSquaredError`: residual over total sum of squares per output,
+    averaged over outputs (`squared=False`: its square root first)."""
+
+    higher_is_better = False
+
+    def __init__(self, num_outputs: int = 1, squared: bool = True, **kwargs: Any) -> None:
+        if not isinstance(squared, bool):
+            raise ValueError(f"Argument `squared` must be a bool. Received: squared={squared!r}")
+        super().__init__(**kwargs)
+        self.num_outputs = _check_outputs("num_outputs", num_outputs)
+        self.squared = squared
+        width = (num_outputs,)
+        # TorchMetrics' state names: sums of squared targets, of targets, of squared residuals.
+        self._register_sums(
+            {"sum_squared_error": width, "sum_error": width, "residual": width, "total": ()}
+        )
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        p, t = _columns(preds, target, self.num_outputs, per_column=True)
+        return {
+            "sum_squared_error": (t * t).sum(0),
+            "sum_error": t.sum(0),
+            "residual": ((t - p) ** 2).sum(0),
+            "total": _count(t, t.shape[0]),
+        }
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        tss = state["sum_squared_error"] - state["sum_error"] ** 2 / state["total"]
+        rse = state["residual"] / tss.clamp(min=_FLOAT32_EPS)
+        return _out((rse if self.squared else rse.sqrt()).mean())
+
+
+class MinkowskiDistance(_SumsMetric):
+    """TorchMetrics' `MinkowskiDistance(p)`: `(sum |preds - target|^p)^(1/p)`, `p >= 1`."""
+
+    higher_is_better = False
+
+    def __init__(self, p: float, **kwargs: Any) -> None:
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not p >= 1:
+            raise ValueError(f"Argument `p` must be a number >= 1. Received: p={p!r}")
+        super().__init__(**kwargs)
+        self.p = p
+        self._register_sums({"minkowski_dist_sum": ()})
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        _check_pair(preds, target)
+        distance = (preds.double() - target.double()).abs().pow(self.p).sum()
+        return {"minkowski_dist_sum": distance}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return _out(state["minkowski_dist_sum"].pow(1.0 / self.p))
+
+
+class TweedieDevianceScore(_SumsMetric):
+    """TorchMetrics' `TweedieDevianceScore(power)`: the mean Tweedie deviance (power 0: squared
+    error, 1: Poisson, 2: gamma; undefined for 0 < power < 1).
+
+    Inputs outside the power's domain (TorchMetrics checks them with a host read and raises in
+    `update`) are counted during `update` and raised at `compute`.
+    """
+
+    error_kinds = ("values outside the Tweedie deviance's domain for this power",)
+    higher_is_better = False
+
+    def __init__(self, power: float = 0.0, **kwargs: Any) -> None:
+        if isinstance(power, bool) or not isinstance(power, (int, float)) or 0 < power < 1:
+            raise ValueError(
+                "Argument `power` must be a number <= 0 or >= 1 (the deviance is undefined "
+                f"in between). Received: power={power!r}"
+            )
+        super().__init__(**kwargs)
+        self.power = float(power)
+        self._register_sums({"sum_deviance_score": (), "num_observations": ()})
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        _check_pair(preds, target)
+        p, t, power = preds.double(), target.double(), self.power
+        if power == 0:
+            invalid = torch.zeros_like(p, dtype=torch.bool)
+            deviance = (t - p) ** 2
+        elif power == 1:
+            invalid = (p <= 0) | (t < 0)
+            safe_p = torch.where(invalid, 1.0, p)
+            deviance = 2 * (torch.xlogy(t, t / safe_p) + safe_p - t)
+        elif power == 2:
+            invalid = (p <= 0) | (t <= 0)
+            safe_p, safe_t = torch.where(invalid, 1.0, p), torch.where(invalid, 1.0, t)
+            deviance = 2 * (torch.log(safe_p / safe_t) + safe_t / safe_p - 1)
+        else:
+            if power < 0:
+                invalid = p <= 0
+            elif power < 2:
+                invalid = (p <= 0) | (t < 0)
+            else:
+                invalid = (p <= 0) | (t <= 0)
+            safe_p = torch.where(invalid, 1.0, p)
+            term_1 = t.clamp(min=0).pow(2 - power) / ((1 - power) * (2 - power))
+            term_2 = t * safe_p.pow(1 - power) / (1 - power)
+            term_3 = safe_p.pow(2 - power) / (2 - power)
+            deviance = 2 * (term_1 - term_2 + term_3)
+        deviance = torch.where(invalid, 0.0, deviance)
+        return {
+            "sum_deviance_score": deviance.sum(),
+            "num_observations": _count(p, p.numel()),
+            "_errors": invalid.sum().reshape(1),
+        }
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return _out(state["sum_deviance_score"] / state["num_observations"])
+
+
+class ConcordanceCorrCoef(PearsonCorrCoef):
+    """TorchMetrics' `ConcordanceCorrCoef` (Lin's concordance) from the same float64 moment
+    sums as `PearsonCorrCoef`: `2 cov / (var_p + var_t + (mean_p - mean_t)^2)`, with
+    TorchMetrics' unbiased (n - 1) variances and covariance."""
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        n = state["n"]
+        mean_x, mean_y = state["sx"] / n, state["sy"] / n
+        cov = (state["sxy"] - state["sx"] * state["sy"] / n) / (n - 1)
+        var_x = (state["sxx"] - state["sx"] ** 2 / n) / (n - 1)
+        var_y = (state["syy"] - state["sy"] ** 2 / n) / (n - 1)
+        ccc = 2 * cov / (var_x + var_y + (mean_x - mean_y) ** 2)
+        return _out(ccc, self.num_outputs)
+
+
+class CriticalSuccessIndex(_SumsMetric):
+    """TorchMetrics' `CriticalSuccessIndex(threshold)`: hits / (hits + misses + false alarms)
+    of `preds >= threshold` against `target >= threshold`, over all elements.
+
+    `keep_sequence_dim` (one value per sequence position, a list state in TorchMetrics) is
+    refused: it needs a state that grows with the data.
+    """
+
+    higher_is_better = True
+    is_differentiable = False
+
+    def __init__(
+        self, threshold: float, keep_sequence_dim: int | None = None, **kwargs: Any
+    ) -> None:
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+            raise ValueError(
+                f"Argument `threshold` must be a number. Received: threshold={threshold!r}"
+            )
+        if keep_sequence_dim is not None:
+            raise ValueError(
+                "Argument `keep_sequence_dim` must be None here (per-sequence values need a "
+                "state that grows with the data). Received: "
+                f"keep_sequence_dim={keep_sequence_dim!r}"
+            )
+        super().__init__(**kwargs)
+        self.threshold, self.keep_sequence_dim = float(threshold), keep_sequence_dim
+        self._register_sums({"hits": (), "misses": (), "false_alarms": ()})
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        _check_pair(preds, target)
+        p, t = preds >= self.threshold, target >= self.threshold
+        return {
+            "hits": (p & t).sum().double(),
+            "misses": (~p & t).sum().double(),
+            "false_alarms": (p & ~t).sum().double(),
+        }
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        denominator = state["hits"] + state["misses"] + state["false_alarms"]
+        return _out(torch.where(denominator > 0, state["hits"] / denominator.clamp(min=1), 0.0))
+
+
+_NORMALIZATIONS = ("mean", "range", "std", "l2")
+
+
+class NormalizedRootMeanSquaredError(_SumsMetric):
+    """TorchMetrics' `NormalizedRootMeanSquaredError`: the RMSE divided by the target's mean,
+    range (max - min), population standard deviation or L2 norm, per output.
+
+    The target's moments are float64 sums and its extremes max/min states, so the sync stays
+    one collective per (dtype, reduction), where TorchMetrics merges running means by hand.
+    """
+
+    higher_is_better = False
+
+    def __init__(self, normalization: str = "mean", num_outputs: int = 1, **kwargs: Any) -> None:
+        if normalization not in _NORMALIZATIONS:
+            raise ValueError(
+                f"Argument `normalization` must be one of {_NORMALIZATIONS}. "
+                f"Received: normalization={normalization!r}"
+            )
+        super().__init__(**kwargs)
+        self.normalization = normalization
+        self.num_outputs = _check_outputs("num_outputs", num_outputs)
+        width = (num_outputs,)
+        self._register_sums(
+            {"sum_squared_error": width, "sum_target": width, "target_squared": width, "total": ()}
+        )
+        inf = torch.full(width, float("inf"), dtype=torch.float64)
+        self.register_state("min_val", inf.clone(), False, "min")
+        self.register_state("max_val", -inf, False, "max")
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        p, t = _columns(preds, target, self.num_outputs, per_column=True)
+        return {
+            "sum_squared_error": ((p - t) ** 2).sum(0),
+            "sum_target": t.sum(0),
+            "target_squared": (t * t).sum(0),
+            "total": _count(t, t.shape[0]),
+            "min_val": t.min(0).values,
+            "max_val": t.max(0).values,
+        }
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        n = state["total"]
+        mean = state["sum_target"] / n
+        if self.normalization == "mean":
+            denominator = mean
+        elif self.normalization == "range":
+            denominator = state["max_val"] - state["min_val"]
+        elif self.normalization == "std":
+            denominator = (state["target_squared"] / n - mean * mean).clamp(min=0).sqrt()
+        else:
+            denominator = state["target_squared"].sqrt()
+        rmse = (state["sum_squared_error"] / n).sqrt()
+        return _out(rmse / denominator, self.num_outputs)

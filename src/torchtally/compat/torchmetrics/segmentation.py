@@ -54,8 +54,8 @@ class MeanIoU(Metric):
         self.num_classes, self.include_background = num_classes, bool(include_background)
         self.per_class, self.input_format = bool(per_class), input_format
         width = (num_classes - (0 if include_background else 1)) if per_class else 1
-        self.register_state("score", torch.zeros(width, dtype=torch.float64), True, "sum")
-        self.register_state("num_batches", torch.zeros(width, dtype=torch.float64), True, "sum")
+        self.register_state("score", torch.zeros(width, dtype=torch.float64), False, "sum")
+        self.register_state("num_batches", torch.zeros(width, dtype=torch.float64), False, "sum")
 
     def _masks(self, x: Tensor, as_index: bool) -> Tensor:
         classes = self.num_classes
@@ -175,15 +175,17 @@ class DiceScore(MeanIoU):
         # MeanIoU's states are not used by Dice; registering over them keeps one state model.
         width = classes if average is None or average == "none" else 1
         if aggregation_level == "global":
-            self.register_state("score", torch.zeros(classes, dtype=torch.float64), True, "sum")
+            self.register_state("score", torch.zeros(classes, dtype=torch.float64), False, "sum")
             self.register_state(
-                "num_batches", torch.zeros(classes, dtype=torch.float64), True, "sum"
+                "num_batches", torch.zeros(classes, dtype=torch.float64), False, "sum"
             )
-            self.register_state("support", torch.zeros(classes, dtype=torch.float64), True, "sum")
+            self.register_state("support", torch.zeros(classes, dtype=torch.float64), False, "sum")
         else:
-            self.register_state("score", torch.zeros(width, dtype=torch.float64), True, "sum")
-            self.register_state("num_batches", torch.zeros(width, dtype=torch.float64), True, "sum")
-            self.register_state("support", torch.zeros(width, dtype=torch.float64), True, "sum")
+            self.register_state("score", torch.zeros(width, dtype=torch.float64), False, "sum")
+            self.register_state(
+                "num_batches", torch.zeros(width, dtype=torch.float64), False, "sum"
+            )
+            self.register_state("support", torch.zeros(width, dtype=torch.float64), False, "sum")
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         p, t = self._pair(preds, target)

@@ -1,4 +1,6 @@
-"""TorchMetrics 1.9's `Perplexity` on torchtally: token log-likelihood sums, one summed sync."""
+"""TorchMetrics 1.9's `Perplexity` on torchtally (token log-likelihood sums, one summed sync) and
+its string metrics (word and character error rate, match error rate, word information lost and
+preserved): host work, summed into float64 states."""
 
 from __future__ import annotations
 
@@ -8,9 +10,18 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from torchtally._errors import tracing
 from torchtally.compat.torchmetrics._base import Metric
+from torchtally.functional.text import edit_distance, error_counts
 
-__all__ = ["Perplexity"]
+__all__ = [
+    "CharErrorRate",
+    "MatchErrorRate",
+    "Perplexity",
+    "WordErrorRate",
+    "WordInfoLost",
+    "WordInfoPreserved",
+]
 
 
 class Perplexity(Metric):
@@ -33,8 +44,8 @@ class Perplexity(Metric):
             )
         super().__init__(**kwargs)
         self.ignore_index = ignore_index
-        self.register_state("total_log_probs", torch.zeros((), dtype=torch.float64), True, "sum")
-        self.register_state("count", torch.zeros((), dtype=torch.float64), True, "sum")
+        self.register_state("total_log_probs", torch.zeros((), dtype=torch.float64), False, "sum")
+        self.register_state("count", torch.zeros((), dtype=torch.float64), False, "sum")
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         if not isinstance(preds, Tensor) or preds.dim() != 3 or not preds.is_floating_point():
@@ -70,3 +81,137 @@ class Perplexity(Metric):
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return (state["total_log_probs"] / state["count"]).exp().to(torch.get_default_dtype())
+
+
+class _ErrorRate(Metric):
+    """Edit operations over reference length, on two summed float64 states. The inputs are
+    Python strings: host work by nature, so `update` raises inside a traced step."""
+
+    _unit = "word"
+    higher_is_better = False
+    is_differentiable = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.register_state("errors", torch.zeros((), dtype=torch.float64), False, "sum")
+        self.register_state("total", torch.zeros((), dtype=torch.float64), False, "sum")
+
+    def _batch(self, preds: str | list[str], target: str | list[str]) -> dict[str, Tensor]:
+        if tracing(self.errors):
+            raise RuntimeError(
+                f"`{type(self).__name__}` takes Python strings, which is host work: update it "
+                "outside torch.compile / traced steps (after decoding the step's outputs)."
+            )
+        errors, total = error_counts(preds, target, self._unit)
+        device = self.errors.device
+        return {
+            "errors": torch.tensor(float(errors), dtype=torch.float64, device=device),
+            "total": torch.tensor(float(total), dtype=torch.float64, device=device),
+        }
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return (state["errors"] / state["total"]).to(torch.get_default_dtype())
+
+
+class WordErrorRate(_ErrorRate):
+    """TorchMetrics' `WordErrorRate`: word edit operations over reference words."""
+
+    _unit = "word"
+
+
+class CharErrorRate(_ErrorRate):
+    """TorchMetrics' `CharErrorRate`: character edit operations over reference characters."""
+
+    _unit = "char"
+
+
+def _word_pairs(
+    preds: str | list[str], target: str | list[str], metric: Metric
+) -> list[tuple[list[str], list[str]]]:
+    """Word lists of each (prediction, reference) pair; refuses a traced step (host work)."""
+    if tracing(metric._num_updates):
+        raise RuntimeError(
+            f"`{type(metric).__name__}` takes Python strings, which is host work: update it "
+            "outside torch.compile / traced steps (after decoding the step's outputs)."
+        )
+    predictions = [preds] if isinstance(preds, str) else list(preds)
+    references = [target] if isinstance(target, str) else list(target)
+    if not all(isinstance(x, str) for x in (*predictions, *references)):
+        raise TypeError("Arguments `preds` and `target` must be strings or lists of strings.")
+    if len(predictions) != len(references):
+        raise ValueError(
+            "Arguments `preds` and `target` must hold as many strings. "
+            f"Received: {len(predictions)} and {len(references)}"
+        )
+    return [(p.split(), r.split()) for p, r in zip(predictions, references, strict=True)]
+
+
+def _scalar(value: float, like: Tensor) -> Tensor:
+    return torch.tensor(float(value), dtype=torch.float64, device=like.device)
+
+
+class MatchErrorRate(Metric):
+    """TorchMetrics' `MatchErrorRate`: word edit operations over, per pair, the longer of the
+    reference and the prediction (host work: strings; raises inside a traced step)."""
+
+    higher_is_better = False
+    is_differentiable = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.register_state("errors", torch.zeros((), dtype=torch.float64), False, "sum")
+        self.register_state("total", torch.zeros((), dtype=torch.float64), False, "sum")
+
+    def _batch(self, preds: str | list[str], target: str | list[str]) -> dict[str, Tensor]:
+        pairs = _word_pairs(preds, target, self)
+        errors = sum(edit_distance(p, r) for p, r in pairs)
+        total = sum(max(len(p), len(r)) for p, r in pairs)
+        return {"errors": _scalar(errors, self.errors), "total": _scalar(total, self.total)}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return (state["errors"] / state["total"]).to(torch.get_default_dtype())
+
+
+class _WordInformation(Metric):
+    """TorchMetrics' word-information statistics: `errors` is the summed edit distance minus
+    the summed longer length (minus the matched words, as TorchMetrics keeps it), with the
+    reference and prediction word counts."""
+
+    is_differentiable = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        for name in ("errors", "target_total", "preds_total"):
+            self.register_state(name, torch.zeros((), dtype=torch.float64), False, "sum")
+
+    def _batch(self, preds: str | list[str], target: str | list[str]) -> dict[str, Tensor]:
+        pairs = _word_pairs(preds, target, self)
+        errors = sum(edit_distance(p, r) - max(len(p), len(r)) for p, r in pairs)
+        return {
+            "errors": _scalar(errors, self.errors),
+            "target_total": _scalar(sum(len(r) for _, r in pairs), self.errors),
+            "preds_total": _scalar(sum(len(p) for p, _ in pairs), self.errors),
+        }
+
+    def _preserved(self, state: Mapping[str, Tensor]) -> Tensor:
+        errors = state["errors"]
+        return (errors / state["target_total"]) * (errors / state["preds_total"])
+
+
+class WordInfoPreserved(_WordInformation):
+    """TorchMetrics' `WordInfoPreserved` (host work: strings; raises inside a traced step)."""
+
+    higher_is_better = True
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return self._preserved(state).to(torch.get_default_dtype())
+
+
+class WordInfoLost(_WordInformation):
+    """TorchMetrics' `WordInfoLost`: one minus the word information preserved (host work:
+    strings; raises inside a traced step)."""
+
+    higher_is_better = False
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return (1 - self._preserved(state)).to(torch.get_default_dtype())

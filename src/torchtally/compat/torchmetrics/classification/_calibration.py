@@ -44,7 +44,7 @@ class _CalibrationError(Metric):
         self.n_bins, self.norm = n_bins, norm
         self.ignore_index, self.validate_args = ignore_index, validate_args
         for name in ("count", "confidence", "accuracy"):
-            self.register_state(name, torch.zeros(n_bins + 1, dtype=torch.float64), True, "sum")
+            self.register_state(name, torch.zeros(n_bins + 1, dtype=torch.float64), False, "sum")
 
     def _bins(
         self, confidences: Tensor, accuracies: Tensor, counted: Tensor, invalid: Tensor

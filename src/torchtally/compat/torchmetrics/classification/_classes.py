@@ -16,8 +16,41 @@ from torchtally.compat.torchmetrics.classification._calibration import (  # noqa
 )
 from torchtally.compat.torchmetrics.classification._curves import (  # noqa: F401  (for _build)
     BinaryAUROC,
+    BinaryAveragePrecision,
+    BinaryPrecisionRecallCurve,
+    BinaryROC,
     MulticlassAUROC,
+    MulticlassAveragePrecision,
+    MulticlassPrecisionRecallCurve,
+    MulticlassROC,
     MultilabelAUROC,
+    MultilabelAveragePrecision,
+    MultilabelPrecisionRecallCurve,
+    MultilabelROC,
+)
+from torchtally.compat.torchmetrics.classification._fixed import (  # noqa: F401  (for _build)
+    BinaryEER,
+    BinaryLogAUC,
+    BinaryPrecisionAtFixedRecall,
+    BinaryRecallAtFixedPrecision,
+    BinarySensitivityAtSpecificity,
+    BinarySpecificityAtSensitivity,
+    MulticlassEER,
+    MulticlassLogAUC,
+    MulticlassPrecisionAtFixedRecall,
+    MulticlassRecallAtFixedPrecision,
+    MulticlassSensitivityAtSpecificity,
+    MulticlassSpecificityAtSensitivity,
+    MultilabelEER,
+    MultilabelLogAUC,
+    MultilabelPrecisionAtFixedRecall,
+    MultilabelRecallAtFixedPrecision,
+    MultilabelSensitivityAtSpecificity,
+    MultilabelSpecificityAtSensitivity,
+)
+from torchtally.compat.torchmetrics.classification._hinge import (  # noqa: F401  (for _build)
+    BinaryHingeLoss,
+    MulticlassHingeLoss,
 )
 from torchtally.compat.torchmetrics.classification._stat_family import (
     CohenKappaBase,
@@ -31,7 +64,10 @@ from torchtally.compat.torchmetrics.classification._stat_family import (
 
 __all__ = [
     "AUROC",
+    "EER",
+    "ROC",
     "Accuracy",
+    "AveragePrecision",
     "BinaryAccuracy",
     "BinaryCohenKappa",
     "BinaryConfusionMatrix",
@@ -40,6 +76,7 @@ __all__ = [
     "BinaryHammingDistance",
     "BinaryJaccardIndex",
     "BinaryMatthewsCorrCoef",
+    "BinaryNegativePredictiveValue",
     "BinaryPrecision",
     "BinaryRecall",
     "BinarySpecificity",
@@ -51,7 +88,9 @@ __all__ = [
     "F1Score",
     "FBetaScore",
     "HammingDistance",
+    "HingeLoss",
     "JaccardIndex",
+    "LogAUC",
     "MatthewsCorrCoef",
     "MulticlassAccuracy",
     "MulticlassCohenKappa",
@@ -62,6 +101,7 @@ __all__ = [
     "MulticlassHammingDistance",
     "MulticlassJaccardIndex",
     "MulticlassMatthewsCorrCoef",
+    "MulticlassNegativePredictiveValue",
     "MulticlassPrecision",
     "MulticlassRecall",
     "MulticlassSpecificity",
@@ -74,13 +114,20 @@ __all__ = [
     "MultilabelHammingDistance",
     "MultilabelJaccardIndex",
     "MultilabelMatthewsCorrCoef",
+    "MultilabelNegativePredictiveValue",
     "MultilabelPrecision",
     "MultilabelRecall",
     "MultilabelSpecificity",
     "MultilabelStatScores",
+    "NegativePredictiveValue",
     "Precision",
+    "PrecisionAtFixedRecall",
+    "PrecisionRecallCurve",
     "Recall",
+    "RecallAtFixedPrecision",
+    "SensitivityAtSpecificity",
     "Specificity",
+    "SpecificityAtSensitivity",
     "StatScores",
 ]
 
@@ -582,6 +629,86 @@ class MultilabelSpecificity(StatReduction):
         )
 
 
+class BinaryNegativePredictiveValue(StatReduction):
+    """TorchMetrics' `BinaryNegativePredictiveValue` (tn / (tn + fn)) over one preallocated
+    confusion-matrix state."""
+
+    task = "binary"
+    kind = "npv"
+
+    def __init__(
+        self,
+        threshold: float = 0.5,
+        multidim_average: str = "global",
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            threshold=threshold,
+            multidim_average=multidim_average,
+            ignore_index=ignore_index,
+            validate_args=validate_args,
+            **kwargs,
+        )
+
+
+class MulticlassNegativePredictiveValue(StatReduction):
+    """TorchMetrics' `MulticlassNegativePredictiveValue` (tn / (tn + fn)) over one preallocated
+    confusion-matrix state."""
+
+    task = "multiclass"
+    kind = "npv"
+
+    def __init__(
+        self,
+        num_classes: int | None = None,
+        top_k: int = 1,
+        average: str | None = "macro",
+        multidim_average: str = "global",
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            num_classes=num_classes,
+            top_k=top_k,
+            average=average,
+            multidim_average=multidim_average,
+            ignore_index=ignore_index,
+            validate_args=validate_args,
+            **kwargs,
+        )
+
+
+class MultilabelNegativePredictiveValue(StatReduction):
+    """TorchMetrics' `MultilabelNegativePredictiveValue` (tn / (tn + fn)) over one preallocated
+    confusion-matrix state."""
+
+    task = "multilabel"
+    kind = "npv"
+
+    def __init__(
+        self,
+        num_labels: int,
+        threshold: float = 0.5,
+        average: str | None = "macro",
+        multidim_average: str = "global",
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            num_classes=num_labels,
+            threshold=threshold,
+            average=average,
+            multidim_average=multidim_average,
+            ignore_index=ignore_index,
+            validate_args=validate_args,
+            **kwargs,
+        )
+
+
 class BinaryHammingDistance(StatReduction):
     """TorchMetrics' `BinaryHammingDistance` over one preallocated confusion-matrix state."""
 
@@ -1052,7 +1179,7 @@ def _build(metric: str, task: str, arguments: dict[str, Any], kwargs: dict[str, 
 class Accuracy(_TaskFacade):
     """TorchMetrics' `Accuracy(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1085,7 +1212,7 @@ class Accuracy(_TaskFacade):
 class Precision(_TaskFacade):
     """TorchMetrics' `Precision(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1118,7 +1245,7 @@ class Precision(_TaskFacade):
 class Recall(_TaskFacade):
     """TorchMetrics' `Recall(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1151,7 +1278,7 @@ class Recall(_TaskFacade):
 class F1Score(_TaskFacade):
     """TorchMetrics' `F1Score(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1186,7 +1313,7 @@ class F1Score(_TaskFacade):
 class FBetaScore(_TaskFacade):
     """TorchMetrics' `FBetaScore(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         beta: float = 1.0,
@@ -1223,7 +1350,7 @@ class FBetaScore(_TaskFacade):
 class Specificity(_TaskFacade):
     """TorchMetrics' `Specificity(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1253,10 +1380,44 @@ class Specificity(_TaskFacade):
         )
 
 
+class NegativePredictiveValue(_TaskFacade):
+    """TorchMetrics' `NegativePredictiveValue(task=...)`: builds the Binary/Multiclass/Multilabel
+    class."""
+
+    def __new__(
+        cls,
+        task: str,
+        threshold: float = 0.5,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        average: str | None = "micro",
+        multidim_average: str | None = "global",
+        top_k: int | None = 1,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "NegativePredictiveValue",
+            task,
+            dict(
+                threshold=threshold,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                average=average,
+                multidim_average=multidim_average,
+                top_k=top_k,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
 class HammingDistance(_TaskFacade):
     """TorchMetrics' `HammingDistance(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1289,7 +1450,7 @@ class HammingDistance(_TaskFacade):
 class StatScores(_TaskFacade):
     """TorchMetrics' `StatScores(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1322,7 +1483,7 @@ class StatScores(_TaskFacade):
 class ConfusionMatrix(_TaskFacade):
     """TorchMetrics' `ConfusionMatrix(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1351,7 +1512,7 @@ class ConfusionMatrix(_TaskFacade):
 class JaccardIndex(_TaskFacade):
     """TorchMetrics' `JaccardIndex(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1380,7 +1541,7 @@ class JaccardIndex(_TaskFacade):
 class MatthewsCorrCoef(_TaskFacade):
     """TorchMetrics' `MatthewsCorrCoef(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1407,7 +1568,7 @@ class MatthewsCorrCoef(_TaskFacade):
 class CohenKappa(_TaskFacade):
     """TorchMetrics' `CohenKappa(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1434,7 +1595,7 @@ class CohenKappa(_TaskFacade):
 class ExactMatch(_TaskFacade):
     """TorchMetrics' `ExactMatch(task=...)`: builds the Binary/Multiclass/Multilabel class."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         threshold: float = 0.5,
@@ -1461,9 +1622,10 @@ class ExactMatch(_TaskFacade):
 
 
 class AUROC(_TaskFacade):
-    """TorchMetrics' `AUROC(task=...)` (binned: `thresholds` is required, see `BinaryAUROC`)."""
+    """TorchMetrics' `AUROC(task=...)`: exact (`thresholds=None`, preallocated `capacity`) or
+    binned, see `BinaryAUROC`."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         thresholds: int | list[float] | Any | None = None,
@@ -1491,10 +1653,100 @@ class AUROC(_TaskFacade):
         )
 
 
+class AveragePrecision(_TaskFacade):
+    """TorchMetrics' `AveragePrecision(task=...)`: exact (`thresholds=None`, preallocated
+    `capacity`) or binned."""
+
+    def __new__(
+        cls,
+        task: str,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        average: str | None = "macro",
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "AveragePrecision",
+            task,
+            dict(
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                average=average,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class ROC(_TaskFacade):
+    """TorchMetrics' `ROC(task=...)`: exact (`thresholds=None`, preallocated `capacity`) or
+    binned."""
+
+    def __new__(
+        cls,
+        task: str,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        average: str | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "ROC",
+            task,
+            dict(
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                average=average,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class PrecisionRecallCurve(_TaskFacade):
+    """TorchMetrics' `PrecisionRecallCurve(task=...)`: exact (`thresholds=None`, preallocated
+    `capacity`) or binned."""
+
+    def __new__(
+        cls,
+        task: str,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        average: str | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "PrecisionRecallCurve",
+            task,
+            dict(
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                average=average,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
 class CalibrationError(_TaskFacade):
     """TorchMetrics' `CalibrationError(task=...)` (binary or multiclass)."""
 
-    def __new__(  # type: ignore[misc]
+    def __new__(
         cls,
         task: str,
         n_bins: int = 15,
@@ -1511,6 +1763,207 @@ class CalibrationError(_TaskFacade):
                 n_bins=n_bins,
                 norm=norm,
                 num_classes=num_classes,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class HingeLoss(_TaskFacade):
+    """TorchMetrics' `HingeLoss(task=...)` (binary or multiclass)."""
+
+    def __new__(
+        cls,
+        task: str,
+        num_classes: int | None = None,
+        squared: bool = False,
+        multiclass_mode: str | None = "crammer-singer",
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "HingeLoss",
+            task,
+            dict(
+                num_classes=num_classes,
+                squared=squared,
+                multiclass_mode=multiclass_mode,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class RecallAtFixedPrecision(_TaskFacade):
+    """TorchMetrics' `RecallAtFixedPrecision(task=...)`: builds the Binary/Multiclass/Multilabel class."""
+
+    def __new__(
+        cls,
+        task: str,
+        min_precision: float,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "RecallAtFixedPrecision",
+            task,
+            dict(
+                min_precision=min_precision,
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class PrecisionAtFixedRecall(_TaskFacade):
+    """TorchMetrics' `PrecisionAtFixedRecall(task=...)`: builds the Binary/Multiclass/Multilabel class."""
+
+    def __new__(
+        cls,
+        task: str,
+        min_recall: float,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "PrecisionAtFixedRecall",
+            task,
+            dict(
+                min_recall=min_recall,
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class SensitivityAtSpecificity(_TaskFacade):
+    """TorchMetrics' `SensitivityAtSpecificity(task=...)`: builds the Binary/Multiclass/Multilabel class."""
+
+    def __new__(
+        cls,
+        task: str,
+        min_specificity: float,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "SensitivityAtSpecificity",
+            task,
+            dict(
+                min_specificity=min_specificity,
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class SpecificityAtSensitivity(_TaskFacade):
+    """TorchMetrics' `SpecificityAtSensitivity(task=...)`: builds the Binary/Multiclass/Multilabel class."""
+
+    def __new__(
+        cls,
+        task: str,
+        min_sensitivity: float,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "SpecificityAtSensitivity",
+            task,
+            dict(
+                min_sensitivity=min_sensitivity,
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class EER(_TaskFacade):
+    """TorchMetrics' `EER(task=...)`: builds the Binary/Multiclass/Multilabel class."""
+
+    def __new__(
+        cls,
+        task: str,
+        thresholds: int | list[float] | Any | None = None,
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        average: str | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "EER",
+            task,
+            dict(
+                thresholds=thresholds,
+                num_classes=num_classes,
+                num_labels=num_labels,
+                average=average,
+                ignore_index=ignore_index,
+                validate_args=validate_args,
+            ),
+            kwargs,
+        )
+
+
+class LogAUC(_TaskFacade):
+    """TorchMetrics' `LogAUC(task=...)`: builds the Binary/Multiclass/Multilabel class."""
+
+    def __new__(
+        cls,
+        task: str,
+        thresholds: int | list[float] | Any | None = None,
+        fpr_range: tuple[float, float] = (0.001, 0.1),
+        num_classes: int | None = None,
+        num_labels: int | None = None,
+        ignore_index: int | None = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        return _build(
+            "LogAUC",
+            task,
+            dict(
+                thresholds=thresholds,
+                fpr_range=fpr_range,
+                num_classes=num_classes,
+                num_labels=num_labels,
                 ignore_index=ignore_index,
                 validate_args=validate_args,
             ),

@@ -137,9 +137,9 @@ class ClassificationMetric(Metric):
             if self.task == "binary"
             else (num_classes, num_classes)  # type: ignore[assignment]
             if self.task == "multiclass"
-            else (num_classes, 2, 2)  # type: ignore[assignment]
+            else (num_classes, 2, 2)
         )
-        self.register_state("confmat", torch.zeros(shape, dtype=torch.int64), True, "sum")
+        self.register_state("confmat", torch.zeros(shape, dtype=torch.int64), False, "sum")
 
     def shared_statistic(self) -> Hashable | None:
         # Everything the confusion matrix depends on; compute (the averaging) may differ.
@@ -203,7 +203,7 @@ class ClassificationMetric(Metric):
                 target,
                 self._width,
                 self.top_k,
-                self.ignore_index,  # type: ignore[arg-type]
+                self.ignore_index,
             )
         else:
             confmat, invalid = multilabel_confmat_update(
@@ -298,8 +298,8 @@ class ExactMatchBase(Metric):
         self.num_classes, self.threshold = num_classes, threshold
         self.multidim_average, self.ignore_index = multidim_average, ignore_index
         self.validate_args = validate_args
-        self.register_state("correct", torch.zeros((), dtype=torch.int64), True, "sum")
-        self.register_state("total", torch.zeros((), dtype=torch.int64), True, "sum")
+        self.register_state("correct", torch.zeros((), dtype=torch.int64), False, "sum")
+        self.register_state("total", torch.zeros((), dtype=torch.int64), False, "sum")
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         correct, total, invalid = exact_match_update(

@@ -266,7 +266,7 @@ def reduce_stat_scores(
     beta: float = 1.0,
     zero_division: float = 0.0,
 ) -> Tensor:
-    """One of accuracy, precision, recall, fbeta, specificity, hamming from a confusion matrix,
+    """One of accuracy, precision, recall, fbeta, specificity, npv, hamming from a confusion matrix,
     averaged as TorchMetrics does for `task` (`average="binary"` is implied for binary)."""
     tp, fp, tn, fn = stat_scores_from_confmat(confmat, task)
     multilabel = task == "multilabel"
@@ -288,12 +288,14 @@ def reduce_stat_scores(
         score = safe_divide((1 + beta2) * tp, (1 + beta2) * tp + beta2 * fn + fp, zero_division)
     elif kind == "specificity":
         score = safe_divide(tn, tn + fp)
+    elif kind == "npv":  # negative predictive value
+        score = safe_divide(tn, tn + fn, zero_division)
     else:
         raise ValueError(f"Unknown statistic {kind!r}")
     if average in ("binary", "micro"):
         return score
-    # TorchMetrics passes top_k to the macro weighting for accuracy, precision and recall only.
-    weight_top_k = top_k if kind in ("accuracy", "precision", "recall") else 1
+    # TorchMetrics passes top_k to the macro weighting for accuracy, precision, recall and NPV.
+    weight_top_k = top_k if kind in ("accuracy", "precision", "recall", "npv") else 1
     return weighted_average(
         score, average, multilabel=multilabel, tp=tp, fp=fp, fn=fn, top_k=weight_top_k
     )

@@ -1,0 +1,57 @@
+"""TorchMetrics' further regression metrics: the argument and domain errors (values are in the
+oracle registry, tests/compat/tm_cases.py)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+import torchmetrics.regression as tmr
+
+from torchtally._errors import MetricValueError
+from torchtally.compat.torchmetrics import regression
+
+
+def test_tweedie_domain_errors_are_counted_and_raised_at_compute() -> None:
+    metric = regression.TweedieDevianceScore(power=2.0)
+    metric.update(torch.tensor([1.0, 2.0]), torch.tensor([1.5, 2.5]))
+    metric.update(torch.tensor([1.0, -2.0]), torch.tensor([1.5, 2.5]))  # TorchMetrics raises here
+    with pytest.raises(MetricValueError, match="Tweedie"):
+        metric.compute()
+    with pytest.raises(ValueError, match="power"):
+        tmr.TweedieDevianceScore(power=2.0).update(torch.tensor([-2.0]), torch.tensor([2.5]))
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: regression.TweedieDevianceScore(power=0.5), r"Argument `power`.*power=0.5"),
+        (lambda: regression.MinkowskiDistance(p=0.5), r"Argument `p` must be a number >= 1"),
+        (
+            lambda: regression.CriticalSuccessIndex(0.5, keep_sequence_dim=0),
+            r"Argument `keep_sequence_dim` must be None",
+        ),
+        (
+            lambda: regression.NormalizedRootMeanSquaredError("max"),
+            r"Argument `normalization` must be one of",
+        ),
+        (lambda: regression.RelativeSquaredError(squared=1), r"Argument `squared` must be a bool"),
+        (lambda: regression.LogCoshError(num_outputs=0), r"Argument `num_outputs`"),
+    ],
+)
+def test_bad_arguments_name_the_argument(build: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        build()  # type: ignore[operator]
+
+
+def test_log_cosh_of_a_large_error_is_finite() -> None:
+    # TorchMetrics' float32 exp overflows to inf past |error| ~ 89; the stable form does not.
+    metric = regression.LogCoshError()
+    metric.update(torch.tensor([100.0]), torch.tensor([0.0]))
+    assert float(metric.compute()) == pytest.approx(100.0 - math.log(2.0))
+
+
+def test_2d_inputs_need_num_outputs_declared() -> None:
+    with pytest.raises(ValueError, match=r"Argument `num_outputs` must be 3"):
+        regression.ConcordanceCorrCoef().update(torch.randn(8, 3), torch.randn(8, 3))
