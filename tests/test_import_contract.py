@@ -8,8 +8,9 @@ a function (a lazy import) or under `if TYPE_CHECKING:`. The layers, bottom up:
   and `torchtally._records` (the record/event types `metrics.system` emits and `learn`
   consumes), import no other torchtally module, and every package may import them.
 - **Metric core**: `functional` imports only itself and the neutral modules; `metrics` imports
-  only `functional`, `distributed` and the neutral modules; `distributed` imports only
-  `metrics`, `functional` and the neutral modules. The core never imports the cstorch layer, the
+  only `functional` and the neutral modules (the state sync lives in `metrics._sync`, next to
+  the states it swaps); `distributed` imports only `metrics`, `functional` and the neutral
+  modules (it re-exports the sync and adds the launcher). The core never imports the cstorch layer, the
   periphery or `testing`.
 - **cstorch layer**: `runtime`, `optim`, `amp` and `utils` import only each other and the
   neutral modules (not the metric core, not the periphery).
@@ -55,7 +56,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "_errors": frozenset({"_errors"}),
     "_records": frozenset({"_records"}),
     "functional": frozenset({"functional"}) | NEUTRAL,
-    "metrics": frozenset({"metrics", "functional", "distributed"}) | NEUTRAL,
+    "metrics": frozenset({"metrics", "functional"}) | NEUTRAL,
     "distributed": frozenset({"distributed", "metrics", "functional"}) | NEUTRAL,
     **{name: CSTORCH | NEUTRAL for name in CSTORCH},
     **{name: frozenset({name}) | METRIC_CORE | CSTORCH | NEUTRAL for name in PERIPHERY},

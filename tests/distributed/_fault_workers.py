@@ -201,7 +201,7 @@ def one_rank_of_three_dies(rank: int, world: int) -> tuple[str, str, float]:
 def one_rank_crashes_mid_sync(rank: int, world: int) -> tuple[str, str, float]:
     """The last rank passes the configuration check with the others, then dies inside the
     state sync, the next collective: every survivor must raise naming that collective."""
-    from torchtally.distributed import _sync
+    from torchtally.metrics import _sync
 
     set_sync_timeout(5.0)
     metric = MSEMetric()

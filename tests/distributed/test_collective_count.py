@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import Tensor
 
-import torchtally.distributed._sync as sync_module
+import torchtally.metrics._sync as sync_module
 import torchtally.metrics.collection._collection as collection_module
 from torchtally.metrics import (
     AccuracyMetric,

@@ -1,7 +1,7 @@
 """Exact global metric results under torch.distributed (gloo on CPU, NCCL on GPU)."""
 
 from torchtally.distributed._launch import run_local_ranks
-from torchtally.distributed._sync import (
+from torchtally.metrics._sync import (
     SyncConfigurationError,
     SyncTimeoutError,
     distributed_world_size,

@@ -348,6 +348,16 @@ class Metric(nn.Module, ABC):
         """The name of the fill-count state of the `cat` state `name`."""
         return name + _COUNT_SUFFIX
 
+    def cat_count(self, name: str) -> Tensor:
+        """The fill count of the `cat` state `name` (rows appended, overflow included)."""
+        count = self._buffers.get(self.cat_count_name(name))
+        if count is None or self._reductions.get(name) != "cat":
+            raise KeyError(
+                f"Argument `name` must name a `cat` state of {type(self).__name__}. "
+                f"Received: name={name!r}"
+            )
+        return count
+
     def state_names(self) -> list[str]:
         """Names of the registered states (bookkeeping states excluded)."""
         return [n for n in self._reductions if not n.startswith("_")]
@@ -717,17 +727,55 @@ class Metric(nn.Module, ABC):
         raise NotImplementedError(f"{type(self).__name__} derives from no statistic")
 
     # ---------------------------------------------------------------------- distributed
+    # The state swaps of a sync (metrics._sync): the metric owns its buffers, so the sync
+    # asks it to save, replace and restore them rather than writing its attributes.
+
+    def _save_local_states(self) -> None:
+        """Keep a copy of the local states, which a sync is about to replace."""
+        if self._local_states is not None:
+            raise RuntimeError(
+                f"Metric `{self.name}` is already synced; call unsync() before syncing again"
+            )
+        self._local_states = {n: b.clone() for n, b in self._buffers.items() if b is not None}
+        self._cached = None
+
+    def _install_synced_cat(
+        self, name: str, merged: Tensor, count: Tensor, per_rank_counts: Tensor
+    ) -> None:
+        """Replace the `cat` state `name` by every rank's rows, compacted into `merged`.
+
+        `count` is the combined fill count; `per_rank_counts` each rank's own, so that an
+        overflow is reported with the rows each rank really saw.
+        """
+        self._buffers[name] = merged
+        self._buffers[self.cat_count_name(name)] = count.reshape(1)
+        self.__dict__.setdefault("_synced_cat_counts", {})[name] = per_rank_counts
+
+    def _restore_local_states(self) -> None:
+        """Put back the local states saved by `_save_local_states` (no-op when not synced)."""
+        local = self._local_states
+        if local is None:
+            return
+        for name, value in local.items():
+            current = self._buffers[name]
+            if current is not None and current.shape == value.shape:
+                current.copy_(value)
+            else:
+                self._buffers[name] = value
+        self._local_states = None
+        self.__dict__.pop("_synced_cat_counts", None)
+        self._cached = None
 
     def sync(self, process_group: Any = None) -> None:
         """Replace the local state with the global one over `process_group` (every rank must
         call it). One collective per (dtype, reduction) of the states; `unsync` undoes it."""
-        from torchtally.distributed._sync import sync_states
+        from torchtally.metrics._sync import sync_states
 
         sync_states([self], process_group if process_group is not None else self.process_group)
 
     def unsync(self) -> None:
         """Restore the local state saved by `sync`."""
-        from torchtally.distributed._sync import unsync_states
+        from torchtally.metrics._sync import unsync_states
 
         unsync_states([self])
 
@@ -757,7 +805,7 @@ class Metric(nn.Module, ABC):
     def _should_sync(self) -> bool:
         if not self.sync_on_compute or self.is_synced or tracing(self._num_updates):
             return False
-        from torchtally.distributed._sync import distributed_world_size
+        from torchtally.metrics._sync import distributed_world_size
 
         return distributed_world_size(self.process_group) > 1
 

@@ -9,8 +9,8 @@ from typing import Any, final
 import torch  # noqa: F401  (doctest namespace)
 from torch import nn
 
-from torchtally.distributed._sync import distributed_world_size, sync_states, unsync_states
 from torchtally.metrics._base import Metric
+from torchtally.metrics._sync import distributed_world_size, sync_states, unsync_states
 
 __all__ = ["MetricCollection"]
 

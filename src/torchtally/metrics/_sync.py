@@ -36,7 +36,7 @@ import torch
 import torch.distributed as dist
 from torch import Tensor
 
-if TYPE_CHECKING:  # the metrics package imports this module: no runtime import back
+if TYPE_CHECKING:  # _base imports this module: no runtime import back
     from torchtally.metrics._base import Metric
 
 __all__ = [
@@ -237,12 +237,7 @@ def sync_states(metrics: Sequence[Metric], group: Any = None) -> None:
     metric's compute does). `unsync_states` restores the local states.
     """
     for metric in metrics:
-        if metric._local_states is not None:
-            raise RuntimeError(
-                f"Metric `{metric.name}` is already synced; call unsync() before syncing again"
-            )
-        metric._local_states = {n: b.clone() for n, b in metric._buffers.items() if b is not None}
-        metric._cached = None
+        metric._save_local_states()
     pg = _group(group)
     try:
         # One sync at a time per process group: two threads computing different metrics
@@ -261,18 +256,7 @@ def sync_states(metrics: Sequence[Metric], group: Any = None) -> None:
 def unsync_states(metrics: Sequence[Metric]) -> None:
     """Restore the local states saved by `sync_states`."""
     for metric in metrics:
-        local = metric._local_states
-        if local is None:
-            continue
-        for name, value in local.items():
-            current = metric._buffers[name]
-            if current is not None and current.shape == value.shape:
-                current.copy_(value)
-            else:
-                metric._buffers[name] = value
-        metric._local_states = None
-        metric.__dict__.pop("_synced_cat_counts", None)
-        metric._cached = None
+        metric._restore_local_states()
 
 
 def _reduce_groups(metrics: Sequence[Metric], pg: Any) -> None:
@@ -298,7 +282,7 @@ def _gather_cat_states(metrics: Sequence[Metric], pg: Any) -> None:
     if not entries:
         return
     world = dist.get_world_size(pg)
-    counts = torch.cat([m._buffers[m.cat_count_name(n)].reshape(1) for m, n, _ in entries])  # type: ignore[union-attr]
+    counts = torch.cat([m.cat_count(n).reshape(1) for m, n, _ in entries])
     all_counts = all_gather(counts, pg, "cat fill counts (all_gather int64)")
     all_counts = all_counts.view(world, len(entries))
     by_dtype: dict[torch.dtype, list[int]] = defaultdict(list)
@@ -331,7 +315,4 @@ def _install_gathered(metric: Metric, name: str, per_rank: Tensor, counts: Tenso
     overflow = (counts - valid).sum()
     # Keep `count - capacity` equal to the rows lost on any rank, so overflow still raises.
     count = torch.where(overflow > 0, total_capacity + overflow, valid.sum())
-    metric._buffers[name] = merged
-    metric._buffers[metric.cat_count_name(name)] = count.reshape(1)
-    # Each rank's own fill count, so an overflow is reported with the rows really seen.
-    metric.__dict__.setdefault("_synced_cat_counts", {})[name] = counts
+    metric._install_synced_cat(name, merged, count, counts)
