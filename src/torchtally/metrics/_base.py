@@ -16,7 +16,7 @@ import threading
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import torch
 from torch import Tensor, nn
@@ -431,7 +431,7 @@ class Metric(nn.Module, ABC):
             or tracing(count, *tensors)
         ):
             return None
-        return note[3]
+        return cast(int, note[3])
 
     def _cat_values(self, name: str) -> tuple[Tensor, Tensor]:
         """The `cat` state's buffer and the number of valid rows in it (a tensor)."""

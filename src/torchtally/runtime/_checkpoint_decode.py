@@ -14,7 +14,7 @@ import struct
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -114,7 +114,7 @@ def _int_list(node: dict[str, Any], name: str, where: str) -> list[int]:
         type(v) is not int or not 0 <= v <= _MAX_INDEX for v in values
     ):
         raise _fail(where, f"field {name!r} must list at most {_MAX_DIMS} non-negative integers")
-    return values
+    return cast(list[int], values)
 
 
 def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -154,7 +154,7 @@ def parse_manifest(data: bytes) -> dict[str, Any]:
     _fields(manifest, "the top level", "", ("storages", "root"))
     if not isinstance(manifest["storages"], list):
         raise _fail("storages", "expected a list")
-    return manifest
+    return cast(dict[str, Any], manifest)
 
 
 def storage_specs(manifest: dict[str, Any]) -> list[StorageSpec]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -198,4 +198,4 @@ def import_h5py() -> ModuleType:
             "torchtally checkpoints need h5py, which is not installed. "
             "Install it with `pip install torchtally[checkpoint]`."
         ) from err
-    return h5py
+    return cast(ModuleType, h5py)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 from torch import Tensor
 
@@ -47,7 +49,7 @@ def mean_update(value: Tensor | float, weight: Tensor | float = 1.0) -> tuple[Te
 
 def _broadcast_shape(a: torch.Size, b: torch.Size) -> torch.Size | None:
     try:
-        return torch.broadcast_shapes(a, b)
+        return cast(torch.Size, torch.broadcast_shapes(a, b))
     except RuntimeError:
         return None
 

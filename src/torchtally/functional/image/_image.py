@@ -10,6 +10,7 @@ pixel) averaged per image; the metric averages over images.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import torch
 import torch.nn.functional as F
@@ -121,7 +122,7 @@ def ssim_per_image(
     index = ((2 * mu_p * mu_t + c1) * (2 * cov + c2)) / (
         (mu_p.square() + mu_t.square() + c1) * (var_p + var_t + c2)
     )
-    return index.reshape(index.shape[0], -1).mean(-1)
+    return cast(Tensor, index.reshape(index.shape[0], -1).mean(-1))
 
 
 def ssim(preds: Tensor, target: Tensor, data_range: float, sigma: float = 1.5) -> Tensor:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import final
+from typing import cast, final
 
 import torch
 from torch import Tensor
@@ -52,7 +52,7 @@ class _MeanErrorMetric(Metric):
         self.count.add_(count)
 
     def compute(self) -> Tensor:
-        return self.scale * self.error_sum / self.count
+        return cast(Tensor, self.scale * self.error_sum / self.count)
 
 
 @final
