@@ -56,3 +56,14 @@ def test_integer_values_and_non_finite_values() -> None:
     assert float(metric.compute()) == pytest.approx(7 / 3)
     zero_weight_inf = mean_update(torch.tensor([float("inf")]), 0.0)[0]
     assert torch.isnan(zero_weight_inf)  # inf * 0, as the broadcast product gives
+
+
+def test_a_tiny_python_weight_is_not_flushed_to_zero() -> None:
+    # A positive weight below float32's range (hypothesis found 2e-195) is still a weight:
+    # numpy's weighted average of [0.0] and [4.0] is 2.0, never 0 / 0.
+    metric = MeanMetric()
+    metric.update(torch.tensor([0.0]), 2.032424978633556e-195)
+    assert float(metric.compute()) == 0.0
+    metric.update(torch.tensor([4.0]), 2.032424978633556e-195)
+    expected = np.average([0.0, 4.0], weights=[2.032424978633556e-195] * 2)
+    assert float(metric.compute()) == pytest.approx(expected)
