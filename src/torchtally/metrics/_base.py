@@ -596,8 +596,10 @@ class Metric(nn.Module, ABC):
                 f"{type(value).__name__} would be baked into the graph as a constant). "
                 f"Received: {type(value).__name__}"
             )
+        # A Python float weight keeps its float64 value (float32 would round 8.6308112...).
+        exact = torch.float64 if name in _WEIGHT_ARGUMENTS and type(value) is float else None
         try:
-            return torch.as_tensor(value, device=state_device)
+            return torch.as_tensor(value, dtype=exact, device=state_device)
         except (TypeError, ValueError, RuntimeError) as error:
             raise TypeError(
                 f"Argument `{name}` must be a tensor or convertible to one (a number, a "
