@@ -65,8 +65,9 @@ def check_broadcastable_to(name: str, value: Tensor, target_name: str, target: T
 
 
 def count_outside(values: Tensor, low: int, high: int) -> Tensor:
-    """Number of entries outside `[low, high)`, or (floating values) not a whole number or
-    NaN: class indices, where 0.5 names no class (a 0-d int64 tensor)."""
+    """Number of entries outside `[low, high)`, or (floating values) not a whole number:
+    class indices, where 0.5 names no class (a 0-d int64 tensor). NaN is left to the
+    non-finite count of the value checks."""
     if values.dtype in (torch.int64, torch.int32) and low < high:
         # An entry is outside iff clamping moves it: three ops where two compares, an `or`
         # and the count take four (and one pass less over the batch).
@@ -74,8 +75,8 @@ def count_outside(values: Tensor, low: int, high: int) -> Tensor:
     # count_nonzero counts a bool mask directly; .sum() would first copy it to int64
     outside = torch.logical_or(values < low, values >= high)
     if values.is_floating_point():
-        # NaN != NaN, so a NaN index is counted too (it compares False against both bounds)
-        outside = torch.logical_or(outside, values != values.trunc())
+        fractional = torch.logical_and(values != values.trunc(), values == values)  # not NaN
+        outside = torch.logical_or(outside, fractional)
     return torch.count_nonzero(outside)
 
 

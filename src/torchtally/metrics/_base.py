@@ -606,12 +606,10 @@ class Metric(nn.Module, ABC):
                 f"{type(value).__name__} would be baked into the graph as a constant). "
                 f"Received: {type(value).__name__}"
             )
-        if isinstance(value, float):
-            # float64, as Python computes: float32 would round 0.1 and flush 1e-200 to zero
-            # (a positive weight turned into 0, and a mean into 0 / 0)
-            return torch.tensor(value, dtype=torch.float64, device=state_device)
+        # A Python float weight keeps its float64 value (float32 would round it, and flush 1e-200 to zero).
+        exact = torch.float64 if name in _WEIGHT_ARGUMENTS and type(value) is float else None
         try:
-            return torch.as_tensor(value, device=state_device)
+            return torch.as_tensor(value, dtype=exact, device=state_device)
         except (TypeError, ValueError, RuntimeError) as error:
             raise TypeError(
                 f"Argument `{name}` must be a tensor or convertible to one (a number, a "
