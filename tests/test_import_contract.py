@@ -75,7 +75,7 @@ PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {
 # Third-party packages other than torch that a core module imports at import time.
 EAGER_THIRD_PARTY: dict[tuple[str, str], str] = {
     ("runtime", "numpy"): (
-        "the HDF5 checkpoint modules (runtime/_checkpoint_*) build numpy arrays at module "
+        "the HDF5 checkpoint modules (runtime/_checkpoint/) build numpy arrays at module "
         "level, and runtime imports them eagerly; torch does not require numpy, so this is a "
         "debt to pay by importing them on first save/load"
     ),

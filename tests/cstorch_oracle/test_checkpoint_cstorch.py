@@ -345,7 +345,7 @@ def test_random_trees_cross_both_ways(
 
 
 def test_cstorch_format_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import torchtally.runtime._checkpoint as ckpt_module
+    import torchtally.runtime._checkpoint.checkpoint as ckpt_module
 
     path = tmp_path / "ckpt.mdl"
     cstorch.save({"w": torch.zeros(3)}, path, format="cstorch")

@@ -20,8 +20,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchtally.runtime import _checkpoint
-from torchtally.runtime._checkpoint import load, save
+from torchtally.runtime._checkpoint import checkpoint as _checkpoint
+from torchtally.runtime._checkpoint.checkpoint import load, save
 
 VOCAB, DIM, BATCH, SEQ = 16, 8, 4, 6
 

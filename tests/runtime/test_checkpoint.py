@@ -32,10 +32,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import torchtally.runtime._checkpoint as ckpt_module
-import torchtally.runtime._checkpoint_retention as retention
-from torchtally.runtime._checkpoint import CheckpointError, load, save
-from torchtally.runtime._checkpoint_retention import RECORD_NAME
+import torchtally.runtime._checkpoint.checkpoint as ckpt_module
+import torchtally.runtime._checkpoint.retention as retention
+from torchtally.runtime._checkpoint.checkpoint import CheckpointError, load, save
+from torchtally.runtime._checkpoint.retention import RECORD_NAME
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -509,7 +509,7 @@ def test_kill_during_save_keeps_previous_checkpoint_and_resume_is_exact(
     steps, every, pause_step = 12, 4, 8
     run_dir, ready = tmp_path / "run", tmp_path / "ready"
     run_dir.mkdir()
-    src = Path(ckpt_module.__file__).resolve().parents[2]
+    src = Path(ckpt_module.__file__).resolve().parents[3]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(HERE)])}
     command = [
         sys.executable,
@@ -1099,7 +1099,7 @@ for step in range(first, last):
 
 
 def _run_in_a_new_process(directory: Path, first: int, last: int) -> None:
-    src = Path(ckpt_module.__file__).resolve().parents[2]
+    src = Path(ckpt_module.__file__).resolve().parents[3]
     env = {**os.environ, "PYTHONPATH": str(src)}
     command = [sys.executable, "-c", _RESTARTED_RUN, str(directory), str(first), str(last)]
     subprocess.run(command, env=env, check=True, timeout=120)

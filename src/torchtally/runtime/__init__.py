@@ -16,7 +16,7 @@ Example:
 """
 
 from torchtally.runtime._backend import Backend, BackendType, backend, current_backend
-from torchtally.runtime._checkpoint import CheckpointError, load, save
+from torchtally.runtime._checkpoint.checkpoint import CheckpointError, load, save
 from torchtally.runtime._closures import checkpoint_closure, step_closure
 from torchtally.runtime._compile import CompiledModel, compile
 from torchtally.runtime._flags import backends, current_pol, pol

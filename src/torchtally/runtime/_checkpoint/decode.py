@@ -19,7 +19,7 @@ from typing import Any, cast
 import numpy as np
 import torch
 
-from torchtally.runtime._checkpoint_format import (
+from torchtally.runtime._checkpoint.format import (
     BITS_DTYPES,
     MAX_DEPTH,
     NUMPY_DTYPES,

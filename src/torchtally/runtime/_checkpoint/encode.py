@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchtally.runtime._checkpoint_format import (
+from torchtally.runtime._checkpoint.format import (
     BITS_DTYPES,
     MAX_DEPTH,
     NUMPY_DTYPES,

@@ -1,4 +1,4 @@
-"""Write and read the HDF5 container of a checkpoint (layout in `_checkpoint_format`).
+"""Write and read the HDF5 container of a checkpoint (layout in `_checkpoint.format`).
 
 Reading is strict about the container, not only the manifest: the root holds exactly the
 expected attributes and members, every member is a hard link (soft and external links could
@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from torchtally.runtime._checkpoint_decode import StorageSpec, parse_manifest, storage_specs
-from torchtally.runtime._checkpoint_encode import EncodedTree, array_digest
-from torchtally.runtime._checkpoint_format import FORMAT_NAME, FORMAT_VERSION, CheckpointError
+from torchtally.runtime._checkpoint.decode import StorageSpec, parse_manifest, storage_specs
+from torchtally.runtime._checkpoint.encode import EncodedTree, array_digest
+from torchtally.runtime._checkpoint.format import FORMAT_NAME, FORMAT_VERSION, CheckpointError
 
 __all__ = ["read_container", "write_container"]
 
@@ -49,7 +49,7 @@ def write_container(
 
     Example:
         >>> import h5py
-        >>> from torchtally.runtime._checkpoint_encode import encode_tree
+        >>> from torchtally.runtime._checkpoint.encode import encode_tree
         >>> write_container(h5py, "step.h5", encode_tree({"step": 1}))
         >>> with h5py.File("step.h5", "r") as f:
         ...     int(f.attrs["complete"])
@@ -167,7 +167,7 @@ def read_container(
 
     Example:
         >>> import h5py
-        >>> from torchtally.runtime._checkpoint_encode import encode_tree
+        >>> from torchtally.runtime._checkpoint.encode import encode_tree
         >>> write_container(h5py, "model.h5", encode_tree({"weight": torch.ones(3)}))
         >>> with h5py.File("model.h5", "r") as f:
         ...     manifest, specs, arrays = read_container(h5py, f)

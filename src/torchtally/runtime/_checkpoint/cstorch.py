@@ -36,7 +36,7 @@ import numpy as np
 import torch
 import torch.utils._pytree as pytree
 
-from torchtally.runtime._checkpoint_format import CheckpointError, short_where, torch_dtype_named
+from torchtally.runtime._checkpoint.format import CheckpointError, short_where, torch_dtype_named
 
 __all__ = ["CSTORCH_VERSION", "is_cstorch_file", "read_cstorch", "write_cstorch"]
 
@@ -478,7 +478,7 @@ def read_cstorch(h5py: ModuleType, f: Any, place: Any, *, unsafe_unpickle: bool 
 
     Example:
         >>> import h5py
-        >>> from torchtally.runtime._checkpoint_decode import device_mapper
+        >>> from torchtally.runtime._checkpoint.decode import device_mapper
         >>> write_cstorch(h5py, "cerebras_ckpt.mdl", {"weight": torch.ones(2), "step": 3})
         >>> with h5py.File("cerebras_ckpt.mdl", "r") as f:
         ...     state = read_cstorch(h5py, f, device_mapper(None))

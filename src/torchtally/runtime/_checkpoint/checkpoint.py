@@ -1,9 +1,9 @@
 """`save` and `load`: cstorch-style checkpoints in an atomic HDF5 format that never unpickles.
 
 `save(state_dict, path)` is used like `torch.save`, `load(path, map_location=None)` like
-`torch.load`. The file layout is described in `_checkpoint_format`; `save(..., format="cstorch")`
+`torch.load`. The file layout is described in `_checkpoint.format`; `save(..., format="cstorch")`
 writes, and `load` also reads, the layout of Cerebras' `cstorch.save` 2.x
-(`_checkpoint_cstorch`). Three guarantees:
+(`_checkpoint.cstorch`). Three guarantees:
 
 - Atomic: the file is written under a temporary name in the target directory, fsynced, marked
   complete, and only then renamed onto `path`; a crash mid-save leaves the previous checkpoint
@@ -31,12 +31,12 @@ from typing import Any, Literal
 import torch
 
 from torchtally._errors import check_int
-from torchtally.runtime._checkpoint_cstorch import is_cstorch_file, read_cstorch, write_cstorch
-from torchtally.runtime._checkpoint_decode import VIEW_LIMIT_BYTES, decode_tree, device_mapper
-from torchtally.runtime._checkpoint_encode import encode_tree
-from torchtally.runtime._checkpoint_format import CheckpointError, import_h5py
-from torchtally.runtime._checkpoint_hdf5 import read_container, write_container
-from torchtally.runtime._checkpoint_retention import record_and_prune
+from torchtally.runtime._checkpoint.cstorch import is_cstorch_file, read_cstorch, write_cstorch
+from torchtally.runtime._checkpoint.decode import VIEW_LIMIT_BYTES, decode_tree, device_mapper
+from torchtally.runtime._checkpoint.encode import encode_tree
+from torchtally.runtime._checkpoint.format import CheckpointError, import_h5py
+from torchtally.runtime._checkpoint.hdf5 import read_container, write_container
+from torchtally.runtime._checkpoint.retention import record_and_prune
 
 __all__ = ["CheckpointError", "load", "save"]
 
