@@ -27,7 +27,7 @@ import torch
 from cases import Args, Case
 from torch import Tensor
 
-from torchtally.metrics import Metric, MetricValueError
+from torchtally.metrics import Metric, MetricCollection, MetricValueError
 from torchtally.testing import assert_traceable
 
 CASES: list[Case] = [*cases_core.CASES, *cases_classification.CASES, *cases_ranking.CASES]
@@ -212,3 +212,25 @@ def test_a_model_holding_the_metric_loads_a_plain_checkpoint_strictly(case: Case
     restored.load_state_dict_all(metric.state_dict_all())
     assert restored.num_updates == metric.num_updates == 1
     _assert_values_equal(restored.compute(), metric.compute(), exact=True)
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=_ids(ALL_CASES))
+def test_state_dict_round_trip_resumes_the_value(case: Case) -> None:
+    """A persistent metric's `state_dict()` restores its value in a fresh one, and further
+    batches continue from it as if nothing had happened."""
+    first, second = (case.batch(torch.Generator().manual_seed(s), 12) for s in (6, 7))
+    saved = case.make().persistent(True)
+    _run(saved, [first])
+    restored = case.make().persistent(True)
+    restored.load_state_dict(saved.state_dict())
+    _assert_values_equal(restored.compute(), saved.compute(), exact=True)
+    _assert_values_equal(_run(restored, [second]), _run(saved, [second]), exact=True)
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=_ids(ALL_CASES))
+def test_in_a_collection_equals_standalone(case: Case) -> None:
+    batches = [case.batch(torch.Generator().manual_seed(s), 12) for s in (8, 9)]
+    collection = MetricCollection({"m": case.make()})
+    for positional, keyword in batches:
+        collection.update(*positional, **keyword)
+    _assert_values_equal(collection.compute()["m"], _run(case.make(), batches), exact=True)
