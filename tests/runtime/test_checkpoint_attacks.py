@@ -114,45 +114,70 @@ def _generation(state: dict) -> int:
     return gen
 
 
+# The saver runs in a fresh interpreter, not a fork of this one: a fork of a process that has
+# run other tests (torch's thread pools, sampler threads) can inherit a lock held by a thread that
+# does not exist in the child and hang there before its first save.
+_SAVER = """
+import sys
+from pathlib import Path
+
+import torch
+
+from torchtally.runtime import save
+
+path, gen, ready = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
+ready.touch()
+while True:  # overwrite the checkpoint with newer generations until killed
+    gen += 1
+    save({"gen": gen, "w": torch.full((1 << 20,), float(gen))}, path)
+"""
+
+
 @pytest.mark.slow
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks the saving process")
 def test_sigkill_at_random_moments_of_save_20_trials(tmp_path: Path) -> None:
     import random
+    import subprocess
+    import sys
     import time
 
-    path = tmp_path / "ckpt.h5"
+    import torchtally
+
+    folder, ready = tmp_path / "checkpoints", tmp_path / "ready"
+    folder.mkdir()
+    path = folder / "ckpt.h5"
     save({"gen": 0, "w": torch.zeros(1 << 20)}, path)
+    src = Path(torchtally.__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(src), "OMP_NUM_THREADS": "1"}
     rng = random.Random(13)
     latest, torn, partial_refused = 0, 0, 0
     for trial in range(20):
-        pid = os.fork()
-        if pid == 0:  # the saver: overwrite the checkpoint with newer generations until killed
-            try:
-                gen = latest
-                while True:
-                    gen += 1
-                    save({"gen": gen, "w": torch.full((1 << 20,), float(gen))}, path)
-            finally:
-                os._exit(1)
+        saver = subprocess.Popen(
+            [sys.executable, "-c", _SAVER, str(path), str(latest), str(ready)], env=env
+        )
+        deadline = time.monotonic() + 120
+        while not ready.exists():
+            assert saver.poll() is None, f"the saver exited with {saver.returncode}"
+            assert time.monotonic() < deadline, "the saver did not start"
+            time.sleep(0.01)
+        ready.unlink()
         time.sleep(rng.uniform(0.02, 0.4))  # a random moment, nearly always inside a save
-        os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
-        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, trial
+        saver.send_signal(signal.SIGKILL)
+        assert saver.wait() == -signal.SIGKILL, trial
         gen = _generation(load(path))  # the last complete generation, whole
         assert gen >= latest, (trial, gen, latest)
         latest = gen
-        for temp in tmp_path.glob(".ckpt.h5.*.tmp"):  # what the killed save left behind
+        for temp in folder.glob(".ckpt.h5.*.tmp"):  # what the killed save left behind
             torn += 1
             try:
                 _generation(load(temp))  # finished but not yet renamed: complete and whole
             except CheckpointError:
                 partial_refused += 1  # half-written: refused, never mistaken for a checkpoint
-        assert len(list(tmp_path.glob(".ckpt.h5.*.tmp"))) <= 1  # older orphans were removed
+        assert len(list(folder.glob(".ckpt.h5.*.tmp"))) <= 1  # older orphans were removed
     print(f"20 kills: {torn} mid-save ({partial_refused} partial files refused), {latest} saves")
     # The invariants above held for every trial; this shows the kills really hit saves.
     assert latest > 0 and torn >= 3, (latest, torn, partial_refused)
     save({"gen": latest + 1, "w": torch.full((1 << 20,), float(latest + 1))}, path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt.h5"]
+    assert sorted(p.name for p in folder.iterdir()) == ["ckpt.h5"]
 
 
 def test_a_cstorch_full_tensor_declaring_more_than_memory_is_refused(tmp_path: Path) -> None:
