@@ -14,10 +14,17 @@ timed as a whole evaluation too (torcheval keeps its batches until compute). The
 both the per-update geomean over every case and the issue's: per update for the other
 families, whole evaluations for these.
 
+Every case also times `torchtally (compile_update)`: the same metric with `compile_update()`
+(its update through one cached `torch.compile`, default inductor backend), as its own column and
+its own geomeans (`ttc`), with the first call's wall time (the compile) per case. The default
+eager torchtally stays the headline. Compile caches (inductor's FX graph cache, AOTAutograd's)
+are off unless `--compile-cache`, so every first call is a cold compile.
+
 Last, exact-mode compute cost against capacity: 10k samples seen at capacity 2^16 / 2^20 / 2^23
 (it should scale with samples seen, not with capacity).
 
     python -m benchmarks.bench_eager_grid [--quick] [--rounds R] [--only FAMILY ...] [--clock wall]
+        [--no-compile-update] [--compile-cache]
 
 Times are this thread's CPU time by default (`--clock cpu`, one intra-op thread): on a shared,
 loaded machine wall time swings several-fold between samples, CPU time does not.
@@ -26,8 +33,10 @@ loaded machine wall time swings several-fold between samples, CPU time does not.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import math
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -61,15 +70,36 @@ MAX_EVAL_ELEMENTS = 1 << 23
 EVAL_BATCHES = 100
 
 
+COMPILED = "torchtally (compile_update)"
+
+
 @dataclass
 class Contender:
     update: Callable[[], object]
     reset: Callable[[], object]
     compute: Callable[[], object] | None = None
+    metric: Any = None
+    inputs: tuple[torch.Tensor, ...] = ()
 
 
 def _library(metric: Any, *inputs: torch.Tensor) -> Contender:
-    return Contender(lambda: metric.update(*inputs), metric.reset, metric.compute)
+    return Contender(lambda: metric.update(*inputs), metric.reset, metric.compute, metric, inputs)
+
+
+def with_compiled(group: dict[str, Contender]) -> dict[str, Contender]:
+    """Add the `compile_update()` contender: a fresh copy of the torchtally metric, compiled."""
+    ours = group["torchtally"]
+    compiled = copy.deepcopy(ours.metric).compile_update()
+    return {**group, COMPILED: _library(compiled, *ours.inputs)}
+
+
+def first_call_s(contender: Contender) -> float:
+    """Wall seconds of the first update (the compile, for the compiled contender); then reset."""
+    start = time.perf_counter()
+    contender.update()
+    elapsed = time.perf_counter() - start
+    contender.reset()
+    return elapsed
 
 
 def _raw_state(size: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
@@ -260,11 +290,17 @@ def _inner(n: int, classes: int) -> int:
 
 
 CLOCK: Callable[[], float] = time.thread_time
+#: Whether the grid times the `compile_update()` contender too (`--no-compile-update`: not).
+COMPILE_UPDATE = True
 
 
 def measure_case(family: str, n: int, classes: int, rounds: int) -> dict[str, Any]:
     inner = _inner(n, classes)
     group = contenders(family, n, classes, capacity=n * inner)
+    compile_s = None
+    if COMPILE_UPDATE:
+        group = with_compiled(group)
+        compile_s = first_call_s(group[COMPILED])
     timings = interleaved(
         {name: c.update for name, c in group.items()},
         rounds=rounds,
@@ -280,6 +316,10 @@ def measure_case(family: str, n: int, classes: int, rounds: int) -> dict[str, An
     row["tt / best peer"] = round(us["torchtally"] / best_peer, 2)
     row[f"tt / {floor_name}"] = round(us["torchtally"] / us[floor_name], 2)
     row["tt / raw"] = row[f"tt / {floor_name}"]
+    if compile_s is not None:
+        row["ttc / best peer"] = round(us[COMPILED] / best_peer, 2)
+        row["ttc / tt"] = round(us[COMPILED] / us["torchtally"], 2)
+        row["ttc first call s"] = round(compile_s, 2)
     return row
 
 
@@ -288,6 +328,9 @@ def measure_eval(family: str, n: int, classes: int, rounds: int) -> dict[str, An
     group = contenders(family, n, classes, capacity=n * EVAL_BATCHES)
     group.pop("raw copy", None)
     group.pop("raw torch", None)
+    if COMPILE_UPDATE:
+        group = with_compiled(group)
+        first_call_s(group[COMPILED])  # the compile, outside the timed evaluations
 
     def evaluation(c: Contender) -> Callable[[], object]:
         def run() -> object:
@@ -310,6 +353,9 @@ def measure_eval(family: str, n: int, classes: int, rounds: int) -> dict[str, An
     row: dict[str, Any] = {"metric": f"{family} eval", "batch": n, "classes": classes}
     row.update({f"{name} ms": round(value, 2) for name, value in ms.items()})
     row["tt / best peer"] = round(ms["torchtally"] / best_peer, 2)
+    if COMPILED in ms:
+        row["ttc / best peer"] = round(ms[COMPILED] / best_peer, 2)
+        row["ttc / tt"] = round(ms[COMPILED] / ms["torchtally"], 2)
     return row
 
 
@@ -382,6 +428,42 @@ def summarize(
         "issue worst tt / best peer": max(judged) if judged else None,
         "geomean cat update / raw copy": _geomean(copies),
         "worst cat update / raw copy": max(copies) if copies else None,
+        **compile_update_summary(rows, eval_rows),
+    }
+
+
+def compile_update_summary(
+    rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The `compile_update()` contender's geomeans (`ttc`), overall and per family, beside the
+    eager torchtally's; empty when it was not timed."""
+    timed = [r for r in rows if "ttc / best peer" in r]
+    if not timed:
+        return {}
+    judged = [r["ttc / best peer"] for r in timed if r["metric"] not in EVAL_FAMILIES]
+    judged += [r["ttc / best peer"] for r in eval_rows if "ttc / best peer" in r]
+    families: dict[str, dict[str, Any]] = {}
+    for family in dict.fromkeys(r["metric"] for r in timed):
+        mine = [r for r in timed if r["metric"] == family]
+        families[family] = {
+            "tt / best peer": _geomean([r["tt / best peer"] for r in mine]),
+            "ttc / best peer": _geomean([r["ttc / best peer"] for r in mine]),
+            "ttc / tt": _geomean([r["ttc / tt"] for r in mine]),
+            "ttc first call s (median)": round(
+                statistics.median(r["ttc first call s"] for r in mine), 2
+            ),
+        }
+    first_calls = sorted(r["ttc first call s"] for r in timed)
+    return {
+        "geomean ttc / best peer": _geomean([r["ttc / best peer"] for r in timed]),
+        "geomean ttc / tt": _geomean([r["ttc / tt"] for r in timed]),
+        "cases ttc faster than tt": sum(r["ttc / tt"] < 1 for r in timed),
+        "issue geomean ttc / best peer (deferring families by whole eval)": _geomean(judged),
+        "ttc first call s (median, max)": (
+            round(statistics.median(first_calls), 2),
+            first_calls[-1],
+        ),
+        "per family geomean": families,
     }
 
 
@@ -391,9 +473,24 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--only", nargs="+", choices=FAMILIES)
     parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
+    parser.add_argument(
+        "--no-compile-update", action="store_true", help="skip the compile_update() contender"
+    )
+    parser.add_argument(
+        "--compile-cache", action="store_true", help="keep torch's compile caches on"
+    )
     args = parser.parse_args(argv)
-    global CLOCK
+    global CLOCK, COMPILE_UPDATE
     CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
+    COMPILE_UPDATE = not args.no_compile_update
+    if COMPILE_UPDATE and not args.compile_cache:
+        # Every first call a cold compile, as a user's first run (not a cache hit of the
+        # same graph compiled for an earlier case).
+        import torch._functorch.config
+        import torch._inductor.config
+
+        torch._inductor.config.fx_graph_cache = False
+        torch._functorch.config.enable_autograd_cache = False
     torch.set_num_threads(1)  # fair to every contender and stable on a shared machine
     rounds = args.rounds or (7 if args.quick else 15)
     rows = []
