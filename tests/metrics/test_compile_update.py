@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import torch
 from cases import Args, Case
-from test_common import ALL_CASES
+from test_common import ALL_CASES, _slice
 from torch._dynamo.testing import CompileCounterWithBackend
 from torch._dynamo.utils import counters
 
@@ -331,3 +331,43 @@ def test_hitting_the_recompile_limit_falls_back_to_eager_with_a_warning() -> Non
     assert not compiled.update_is_compiled
     assert compiled.num_updates == eager.num_updates == limit + 3
     assert float(compiled.compute()) == float(eager.compute()) == 3.0 * sum(range(limit + 3))
+
+
+def _sync_worker(rank: int, world: int) -> tuple[Any, Any, int]:
+    """Each gloo rank: a compiled update on half its shard, `compute` (syncs and unsyncs the
+    `cat` state), a compiled update on the other half, `compute` again."""
+    case = BY_ID["auroc-exact-binary"]
+    whole = case.batch(torch.Generator().manual_seed(30), SYNC_N)
+    start, stop = (0, SYNC_SPLIT) if rank == 0 else (SYNC_SPLIT, SYNC_N)
+    middle = (start + stop) // 2
+    metric = case.make().compile_update(backend="aot_eager")
+    positional, keyword = _slice(whole, SYNC_N, start, middle)
+    metric.update(*positional, **keyword)
+    first = metric.compute()
+    positional, keyword = _slice(whole, SYNC_N, middle, stop)
+    metric.update(*positional, **keyword)
+    return first, metric.compute(), int(metric.num_updates)
+
+
+SYNC_N, SYNC_SPLIT = 40, 17
+
+
+@pytest.mark.slow
+def test_compiled_updates_sync_over_two_gloo_ranks() -> None:
+    from torchtally.distributed import run_local_ranks
+
+    results = run_local_ranks(_sync_worker, 2, timeout=240)
+    case = BY_ID["auroc-exact-binary"]
+    whole = case.batch(torch.Generator().manual_seed(30), SYNC_N)
+    halves = [(0, SYNC_SPLIT // 2), (SYNC_SPLIT, (SYNC_SPLIT + SYNC_N) // 2)]
+    first = case.make()
+    for start, stop in halves:
+        positional, keyword = _slice(whole, SYNC_N, start, stop)
+        first.update(*positional, **keyword)
+    everything = case.make()
+    positional, keyword = whole
+    everything.update(*positional, **keyword)
+    for rank_first, rank_all, updates in results:
+        _assert_same_value(rank_first, first.compute())
+        _assert_same_value(rank_all, everything.compute())
+        assert updates == 2
