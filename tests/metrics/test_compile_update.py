@@ -238,6 +238,20 @@ def test_copies_pickles_and_device_moves_rebuild_the_compiled_update() -> None:
     assert compiled.num_updates == 1
 
 
+def test_grad_and_no_grad_callers_share_one_graph() -> None:
+    """A training loop (grad mode) and an eval loop (no_grad) update the same metric."""
+    case = BY_ID["f1-multiclass-macro"]
+    counter = CompileCounterWithBackend("aot_eager")
+    compiled, eager = case.make().compile_update(backend=counter), case.make()
+    for i, (positional, keyword) in enumerate(_batches(case, (6, 9, 7, 5))):
+        with torch.set_grad_enabled(i % 2 == 0):
+            compiled.update(*positional, **keyword)
+            eager.update(*positional, **keyword)
+        assert torch.is_grad_enabled()  # the caller's mode is restored
+    assert counter.frame_count == 1
+    _assert_same_state(compiled, eager)
+
+
 def test_boundary_stays_eager_lists_and_dtype_work_compiled() -> None:
     metric = MeanMetric().compile_update(backend="aot_eager")
     metric.update([1.0, 2.0, 3.0], dtype=torch.float16)

@@ -102,6 +102,12 @@ def _count_update(update: _F) -> _F:
         if state["_compile_mark_dynamic"]:
             _mark_batch_dynamic(args, kwargs)
         state["_update_depth"] += 1
+        # Grad mode is part of every graph's guards: run the graph in one mode whatever the
+        # caller's (an update never needs autograd), so that an eval loop under no_grad and a
+        # training loop share it instead of compiling twice.
+        grad = torch.is_grad_enabled()
+        if grad:
+            torch._C._set_grad_enabled(False)
         try:
             failure: Exception | None = None
             try:
@@ -120,6 +126,8 @@ def _count_update(update: _F) -> _F:
                 self._give_up_compiling(failure)
         finally:
             state["_update_depth"] -= 1
+            if grad:
+                torch._C._set_grad_enabled(True)
         state["_cached"] = None
         # The graph wrote the `cat` fill counts: eager appends must not trust a host note of
         # them (it is stale by the counts' version already; this holds for any backend).
