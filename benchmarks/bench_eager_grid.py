@@ -71,6 +71,7 @@ EVAL_BATCHES = 100
 
 
 COMPILED = "torchtally (compile_update)"
+COMPILED_DYNAMIC = "torchtally (compile_update, dynamic=True)"
 
 
 @dataclass
@@ -87,10 +88,15 @@ def _library(metric: Any, *inputs: torch.Tensor) -> Contender:
 
 
 def with_compiled(group: dict[str, Contender]) -> dict[str, Contender]:
-    """Add the `compile_update()` contender: a fresh copy of the torchtally metric, compiled."""
+    """Add the `compile_update()` contender: a fresh copy of the torchtally metric, compiled
+    (and with `--compare-dynamic` one compiled with `dynamic=True`, every size symbolic)."""
     ours = group["torchtally"]
     compiled = copy.deepcopy(ours.metric).compile_update()
-    return {**group, COMPILED: _library(compiled, *ours.inputs)}
+    group = {**group, COMPILED: _library(compiled, *ours.inputs)}
+    if COMPARE_DYNAMIC:
+        dynamic = copy.deepcopy(ours.metric).compile_update(dynamic=True)
+        group[COMPILED_DYNAMIC] = _library(dynamic, *ours.inputs)
+    return group
 
 
 def first_call_s(contender: Contender) -> float:
@@ -292,15 +298,19 @@ def _inner(n: int, classes: int) -> int:
 CLOCK: Callable[[], float] = time.thread_time
 #: Whether the grid times the `compile_update()` contender too (`--no-compile-update`: not).
 COMPILE_UPDATE = True
+#: Whether it also times `compile_update(dynamic=True)` (`--compare-dynamic`).
+COMPARE_DYNAMIC = False
 
 
 def measure_case(family: str, n: int, classes: int, rounds: int) -> dict[str, Any]:
     inner = _inner(n, classes)
     group = contenders(family, n, classes, capacity=n * inner)
-    compile_s = None
+    compile_s = dynamic_compile_s = 0.0
     if COMPILE_UPDATE:
         group = with_compiled(group)
         compile_s = first_call_s(group[COMPILED])
+        if COMPILED_DYNAMIC in group:
+            dynamic_compile_s = first_call_s(group[COMPILED_DYNAMIC])
     timings = interleaved(
         {name: c.update for name, c in group.items()},
         rounds=rounds,
@@ -316,10 +326,13 @@ def measure_case(family: str, n: int, classes: int, rounds: int) -> dict[str, An
     row["tt / best peer"] = round(us["torchtally"] / best_peer, 2)
     row[f"tt / {floor_name}"] = round(us["torchtally"] / us[floor_name], 2)
     row["tt / raw"] = row[f"tt / {floor_name}"]
-    if compile_s is not None:
+    if COMPILED in us:
         row["ttc / best peer"] = round(us[COMPILED] / best_peer, 2)
         row["ttc / tt"] = round(us[COMPILED] / us["torchtally"], 2)
         row["ttc first call s"] = round(compile_s, 2)
+    if COMPILED_DYNAMIC in us:
+        row["ttc dynamic=True / ttc"] = round(us[COMPILED_DYNAMIC] / us[COMPILED], 2)
+        row["ttc dynamic=True first call s"] = round(dynamic_compile_s, 2)
     return row
 
 
@@ -330,7 +343,9 @@ def measure_eval(family: str, n: int, classes: int, rounds: int) -> dict[str, An
     group.pop("raw torch", None)
     if COMPILE_UPDATE:
         group = with_compiled(group)
-        first_call_s(group[COMPILED])  # the compile, outside the timed evaluations
+        for name in (COMPILED, COMPILED_DYNAMIC):
+            if name in group:
+                first_call_s(group[name])  # the compile, outside the timed evaluations
 
     def evaluation(c: Contender) -> Callable[[], object]:
         def run() -> object:
@@ -454,7 +469,9 @@ def compile_update_summary(
             ),
         }
     first_calls = sorted(r["ttc first call s"] for r in timed)
+    dynamic = [r["ttc dynamic=True / ttc"] for r in timed if "ttc dynamic=True / ttc" in r]
     return {
+        **({"geomean ttc dynamic=True / ttc": _geomean(dynamic)} if dynamic else {}),
         "geomean ttc / best peer": _geomean([r["ttc / best peer"] for r in timed]),
         "geomean ttc / tt": _geomean([r["ttc / tt"] for r in timed]),
         "cases ttc faster than tt": sum(r["ttc / tt"] < 1 for r in timed),
@@ -479,10 +496,16 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument(
         "--compile-cache", action="store_true", help="keep torch's compile caches on"
     )
+    parser.add_argument(
+        "--compare-dynamic",
+        action="store_true",
+        help="also time compile_update(dynamic=True) against the default (batch dim dynamic)",
+    )
     args = parser.parse_args(argv)
-    global CLOCK, COMPILE_UPDATE
+    global CLOCK, COMPILE_UPDATE, COMPARE_DYNAMIC
     CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
     COMPILE_UPDATE = not args.no_compile_update
+    COMPARE_DYNAMIC = COMPILE_UPDATE and args.compare_dynamic
     if COMPILE_UPDATE and not args.compile_cache:
         # Every first call a cold compile, as a user's first run (not a cache hit of the
         # same graph compiled for an earlier case).
