@@ -741,7 +741,13 @@ class Metric(nn.Module, ABC):
         tensors given to a metric with real state are refused: they have no values to count.
         Array data for the arguments named in `array_inputs` is converted to tensors.
         """
-        state_device = self._num_updates.device
+        # The common call, plain tensors that need nothing, without a method call per argument.
+        for v in (*args, *kwargs.values()) if kwargs else args:
+            if type(v) is not Tensor or v.requires_grad or v.is_meta:
+                break
+        else:
+            return args, kwargs
+        state_device = self.__dict__["_buffers"]["_num_updates"].device
         positional = tuple(
             self._boundary_value(names[i] if i < len(names) else f"args[{i}]", v, state_device)
             for i, v in enumerate(args)
