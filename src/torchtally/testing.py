@@ -149,6 +149,7 @@ def assert_traceable(
     _check_fake(metric, args, kwargs, with_compute=check_compute)
 
     eager, compiled_metric = copy.deepcopy(metric), copy.deepcopy(metric)
+    eager.compile_update(False)  # the reference runs eagerly, whatever `metric` was set to
     recorder = _GraphRecorder(backend)
     compiled_update = torch.compile(
         _trampoline(compiled_metric.update), backend=recorder, fullgraph=True, dynamic=False

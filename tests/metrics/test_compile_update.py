@@ -252,6 +252,16 @@ def test_grad_and_no_grad_callers_share_one_graph() -> None:
     _assert_same_state(compiled, eager)
 
 
+def test_assert_traceable_accepts_a_metric_with_compile_update_on() -> None:
+    from torchtally.testing import assert_traceable
+
+    metric = BY_ID["accuracy-scores"].make().compile_update(backend="aot_eager")
+    positional, keyword = _batches(BY_ID["accuracy-scores"], (6,))[0]
+    report = assert_traceable(metric, *positional, **keyword)
+    assert report.graphs == 1 and report.recompiles == 0
+    assert metric.num_updates == 0  # checked on copies
+
+
 def test_boundary_stays_eager_lists_and_dtype_work_compiled() -> None:
     metric = MeanMetric().compile_update(backend="aot_eager")
     metric.update([1.0, 2.0, 3.0], dtype=torch.float16)

@@ -68,7 +68,13 @@ def _count_update(update: _F) -> _F:
             )
         outermost = self._update_depth == 0
         try:
-            if outermost and self.__dict__.get("_compile_options") is not None:
+            if (
+                outermost
+                and self.__dict__.get("_compile_options") is not None
+                # Under a dispatch mode (FakeTensorMode, make_fx, a profiler's) the call is
+                # being traced or inspected, not run: it takes the plain path.
+                and not torch._C._len_torch_dispatch_stack()
+            ):
                 return _compiled_update(self, args, kwargs)
             return _update_body(self, args, kwargs)
         finally:
