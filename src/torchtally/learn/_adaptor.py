@@ -180,7 +180,7 @@ def adapt(output: Any, metric: Any, fn: Adaptor | None = None) -> MetricInput:
     if chosen is None:
         raise AdaptorError(
             f"No adaptor turns a step output of type {type(output).__name__} into the input "
-            f"of {type(metric).__name__} (metric {getattr(metric, 'name', '?')!r}). Register "
+            f"of {type(metric).__name__} (metric {_name(metric)!r}). Register "
             f"one with `register_adaptor({type(output).__name__}, {type(metric).__name__}, fn)` "
             "or pass `(metric, fn)` in the learner's metrics, fn returning the update arguments."
         )
@@ -196,6 +196,10 @@ def adapt(output: Any, metric: Any, fn: Adaptor | None = None) -> MetricInput:
         f"The adaptor for {type(output).__name__} -> {type(metric).__name__} must return a "
         f"MetricInput or a tuple of update arguments. Received: {type(result).__name__}"
     )
+
+
+def _name(metric: Any) -> str:
+    return metric.name if isinstance(metric, Metric) else "?"
 
 
 # ------------------------------------------------------------------------------ defaults
