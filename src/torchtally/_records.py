@@ -323,6 +323,11 @@ def adapt_observer(candidate: object, argument: str, needs: tuple[str, ...] = ()
     """
     if isinstance(candidate, Observer):
         return candidate
+    if isinstance(candidate, type):  # its methods are unbound: every event would fail later
+        raise TypeError(
+            f"Argument `{argument}` must hold observer instances, not classes. Received: the "
+            f"class {candidate.__name__}; pass an instance, e.g. {candidate.__name__}(...)"
+        )
     defined = {name for name in _EVENTS if callable(getattr(candidate, name, None))}
     if needs:
         missing = [name for name in needs if name not in defined]

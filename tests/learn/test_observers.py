@@ -154,3 +154,10 @@ def test_the_learner_offers_its_stop_to_observers_and_duck_typed_ones() -> None:
     assert offered == [learner.request_stop, learner.request_stop]
     offered[1]()
     assert learner.stop_requested
+
+
+def test_a_class_instead_of_an_instance_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match=r"`observers` must hold observer instances.*SummaryTable"):
+        Broadcast([SummaryTable])
+    with pytest.raises(TypeError, match=r"instances, not classes.*Counting\(\.\.\.\)"):
+        Broadcast([Counting])
