@@ -80,7 +80,7 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
 
     #: The rate the schedule starts from, set by subclasses; None for one that does not say (a
     #: custom schedule): it then cannot scale a `ChainedScheduler`, and a composite that starts
-    #: with it says None too.
+    #: with it says None too. The built-in schedules always set it, and narrow it to `float`.
     initial_learning_rate: float | None = None
     #: The parameter-group entry the schedule sets (cstorch's name): "lr" here,
     #: "weight_decay" for the schedulers of `torchtally.optim.weight_decay_scheduler`.
