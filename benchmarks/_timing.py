@@ -14,6 +14,8 @@ class Timing:
     name: str
     median_s: float
     samples: int
+    #: Every sample, in round order (for paired per-round ratios between contenders).
+    values: tuple[float, ...] = ()
 
     @property
     def median_us(self) -> float:
@@ -62,6 +64,17 @@ def interleaved(
             if round_index >= warmup:
                 samples[name].append(elapsed)
     return {
-        name: Timing(name, statistics.median(values), len(values))
+        name: Timing(name, statistics.median(values), len(values), tuple(values))
         for name, values in samples.items()
     }
+
+
+def paired_ratio(numerator: Timing, denominator: Timing) -> tuple[float, float, float]:
+    """Median and quartiles of the per-round ratios `numerator / denominator`.
+
+    Both ran in the same rounds, one after the other, so a round's ratio cancels the noise
+    both saw; its median is steadier than a ratio of two medians.
+    """
+    ratios = sorted(a / b for a, b in zip(numerator.values, denominator.values, strict=True))
+    q1, median, q3 = statistics.quantiles(ratios, n=4) if len(ratios) >= 2 else ratios * 3
+    return q1, median, q3

@@ -21,7 +21,7 @@ import torchmetrics.classification as tm
 from torch import Tensor, nn
 
 import torchtally.metrics as tt
-from benchmarks._timing import interleaved
+from benchmarks._timing import interleaved, paired_ratio
 
 CLASSES = 10
 
@@ -112,23 +112,42 @@ def make_step(
     return step
 
 
+def metrics_alone(counter: GraphCounter) -> Callable[[Tensor, Tensor], None]:
+    """The six metrics' update on their own, compiled: the work they add to a step, measured
+    without the step around it (a difference of two step times is noisier than the work)."""
+    metrics = six_torchtally()
+
+    def update(logits: Tensor, labels: Tensor) -> None:
+        metrics.update(labels, torch.softmax(logits, -1))
+
+    return torch.compile(update, backend=counter, fullgraph=True)
+
+
 def measure(name: str, factory: Callable[[], nn.Module], inputs: Tensor, rounds: int) -> dict:
     labels = torch.randint(
         0, CLASSES, (inputs.shape[0],), generator=torch.Generator().manual_seed(1)
     )
-    counters = {kind: GraphCounter() for kind in ("bare step", "torchtally", "TorchMetrics")}
-    steps = {kind: make_step(factory, kind, c) for kind, c in counters.items()}
-    for step in steps.values():  # compile outside the clock
-        step(inputs, labels)
+    logits = torch.randn(inputs.shape[0], CLASSES, generator=torch.Generator().manual_seed(2))
+    kinds = ("bare step", "torchtally", "TorchMetrics", "metrics alone")
+    counters = {kind: GraphCounter() for kind in kinds}
+    steps = {kind: make_step(factory, kind, counters[kind]) for kind in kinds[:3]}
+    alone = metrics_alone(counters["metrics alone"])
+    calls: dict[str, Callable[[], object]] = {
+        kind: (lambda s=s: s(inputs, labels)) for kind, s in steps.items()
+    }
+    calls["metrics alone"] = lambda: alone(logits, labels)
+    for call in calls.values():  # compile outside the clock
+        call()
     after_warmup = {kind: c.graphs for kind, c in counters.items()}
     timings = interleaved(
-        {kind: (lambda s=s: s(inputs, labels)) for kind, s in steps.items()},
+        calls,
         rounds=rounds,
         inner=5,
         warmup=2,
         clock=time.thread_time,  # CPU time: stable on a loaded machine (one intra-op thread)
     )
     base = timings["bare step"].median_s
+    q1, paired, q3 = paired_ratio(timings["torchtally"], timings["bare step"])
     row = {
         "model": name,
         "batch": inputs.shape[0],
@@ -137,8 +156,15 @@ def measure(name: str, factory: Callable[[], nn.Module], inputs: Tensor, rounds:
         "TorchMetrics step ms": round(timings["TorchMetrics"].median_s * 1e3, 3),
         "torchtally overhead %": round((timings["torchtally"].median_s / base - 1) * 100, 2),
         "TorchMetrics overhead %": round((timings["TorchMetrics"].median_s / base - 1) * 100, 2),
+        "torchtally overhead % (paired rounds, median)": round((paired - 1) * 100, 2),
+        "torchtally overhead % (paired rounds, IQR)": (
+            f"{(q1 - 1) * 100:.2f} .. {(q3 - 1) * 100:.2f}"
+        ),
+        "metrics alone ms": round(timings["metrics alone"].median_s * 1e3, 3),
+        "metrics alone % of bare step": round(timings["metrics alone"].median_s / base * 100, 2),
         "graphs (torchtally step)": after_warmup["torchtally"],
         "recompiles after warmup": sum(c.graphs - after_warmup[k] for k, c in counters.items()),
+        "rounds": rounds,
     }
     print(json.dumps(row), flush=True)
     return row

@@ -288,3 +288,29 @@ def test_the_core_needs_only_torch_at_import_time() -> None:
         violations.append(_where(imp))
     assert violations == []
     assert set(EAGER_THIRD_PARTY) == used
+
+
+def test_the_neutral_modules_do_not_reach_other_layers_through_sys_modules() -> None:
+    # `sys.modules.get("torchtally.runtime._guard")` is an import the rules above cannot see.
+    # Layers that the neutral modules must know about register with them instead
+    # (`_errors.register_read_guard`).
+    for name in sorted(NEUTRAL):
+        text = (SRC / PACKAGE / f"{name}.py").read_text(encoding="utf-8")
+        assert "sys.modules" not in text, name
+    errors = (SRC / PACKAGE / "_errors.py").read_text(encoding="utf-8")
+    assert "torchtally.runtime" not in errors
+
+
+def test_the_runtime_registers_its_read_guard_with_the_neutral_module() -> None:
+    # The inverted dependency still works: inside a traced step's guard, `tracing` is true, so
+    # metric updates defer their value checks instead of reading a tensor.
+    import torch
+
+    from torchtally._errors import tracing
+    from torchtally.runtime._guard import NoTensorReads
+
+    t = torch.ones(2)
+    assert not tracing(t)
+    with NoTensorReads("step"):
+        assert tracing(t)
+    assert not tracing(t)

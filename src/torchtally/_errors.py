@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import functools
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -15,6 +14,7 @@ __all__ = [
     "check_choice",
     "check_int",
     "raise_for_counts",
+    "register_read_guard",
     "tracing",
 ]
 
@@ -23,14 +23,36 @@ class MetricValueError(ValueError):
     """Raised by `compute` when `update` saw data the metric cannot count correctly."""
 
 
+# Predicates that say "reading a tensor's value is an error right now". A layer that forbids reads
+# (the runtime's traced steps) registers one; this module knows no such layer, so the metric core
+# that calls `tracing` does not depend on it. A tuple: `tracing` reads it on every eager update.
+_read_guards: tuple[Callable[[], bool], ...] = ()
+
+
+def register_read_guard(reads_forbidden: Callable[[], bool]) -> None:
+    """Make `tracing` true whenever `reads_forbidden()` is (registering twice is a no-op).
+
+    Args:
+        reads_forbidden: Cheap, thread-safe predicate, called on every eager metric update.
+    """
+    global _read_guards
+    if not callable(reads_forbidden):
+        raise TypeError(
+            "Argument `reads_forbidden` must be callable. "
+            f"Received: reads_forbidden={reads_forbidden!r}"
+        )
+    if reads_forbidden not in _read_guards:
+        _read_guards = (*_read_guards, reads_forbidden)
+
+
 def tracing(*tensors: Tensor) -> bool:
-    """True while torch.compile traces, inside a cstorch-style traced step (where reading a
-    tensor is an error), or when any tensor is fake or meta (no values to read)."""
+    """True while torch.compile traces, while a registered read guard forbids reads (inside a
+    cstorch-style traced step), or when any tensor is fake or meta (no values to read)."""
     if torch.compiler.is_compiling():
         return True
-    guard = sys.modules.get("torchtally.runtime._guard")
-    if guard is not None and guard.reads_forbidden():
-        return True
+    for reads_forbidden in _read_guards:
+        if reads_forbidden():
+            return True
     fake = _fake_tensor_type()
     return any(isinstance(t, fake) or t.is_meta for t in tensors)
 

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -32,13 +33,17 @@ from torchtally.metrics import (
     AUROCMetric,
     ConfusionMatrixMetric,
     F1ScoreMetric,
+    HammingScoreMetric,
     LearningRateMetric,
     MAEMetric,
     MeanMetric,
     Metric,
     MSEMetric,
     PerplexityMetric,
+    PrecisionAtKMetric,
     PrecisionMetric,
+    QuantileMetric,
+    RecallAtKMetric,
     RecallMetric,
     TopKAccuracyMetric,
 )
@@ -133,7 +138,7 @@ def test_multilabel_metrics_see_sigmoid_scores() -> None:
     )
     assert float(metric.compute()) == pytest.approx(expected)
     loss = adapt(output, MeanMetric())
-    assert loss.kwargs == {"weight": 20.0}
+    assert loss.args[1:] == (20.0,) and loss.kwargs == {}  # weight, positionally
 
 
 def test_regression_output_is_reshaped_to_the_targets() -> None:
@@ -171,7 +176,7 @@ def test_sequence_output_weights_out_the_padding() -> None:
     assert float(perplexity.compute()) == pytest.approx(expected_ppl, rel=1e-6)
     mean = MeanMetric()
     inputs = adapt(output, mean)
-    assert int(inputs.kwargs["weight"]) == 5  # the tokens the loss averages over
+    assert int(inputs.args[1]) == 5  # the weight: the tokens the loss averages over
     with pytest.raises(AdaptorError, match="pad id"):
         adapt(output, AUROCMetric(5, capacity=16))
     unpadded = SequenceOutput(loss, logits, targets)
@@ -267,3 +272,109 @@ def test_loss_metric_needs_a_loss() -> None:
     output = ClassificationOutput(None, torch.eye(2), torch.tensor([0, 1]))  # type: ignore[arg-type]
     with pytest.raises(AdaptorError, match="loss=None"):
         adapt(output, MeanMetric())
+
+
+# ------------------------------------------------------------------ defaults by input_kind
+
+
+def test_the_defaults_follow_input_kind_not_classes() -> None:
+    class Agreement(Metric):  # a user metric: its declared kind picks its default adaptor
+        input_kind = "classification"
+
+        def __init__(self) -> None:
+            super().__init__("agreement")
+            self.register_state("hits", torch.zeros((), dtype=torch.float64))
+            self.register_state("seen", torch.zeros((), dtype=torch.float64))
+
+        def update(self, labels: torch.Tensor, predictions: torch.Tensor) -> None:
+            self.hits.add_((predictions.argmax(-1) == labels).sum())
+            self.seen.add_(labels.numel())
+
+        def compute(self) -> torch.Tensor:
+            return self.hits / self.seen
+
+    batches = classification_batches()
+    metric = Agreement()
+    for output in batches:
+        metric.update(*adapt(output, metric).args)
+    labels = torch.cat([b.targets for b in batches])
+    logits = torch.cat([b.output for b in batches])
+    assert float(metric.compute()) == pytest.approx(
+        skm.accuracy_score(labels.numpy(), logits.argmax(1).numpy())
+    )
+    assert find_adaptor(ClassificationOutput, Agreement) is find_adaptor(
+        ClassificationOutput, AccuracyMetric
+    )
+    assert find_adaptor(RegressionOutput, Agreement) is None
+
+
+def test_a_registered_adaptor_wins_over_the_kind_default() -> None:
+    class Special(AccuracyMetric):
+        pass
+
+    def swapped(out: ClassificationOutput) -> MetricInput:
+        return MetricInput(out.targets, torch.zeros_like(out.output))
+
+    register_adaptor(ClassificationOutput, Special, swapped)
+    assert find_adaptor(ClassificationOutput, Special) is swapped
+    assert find_adaptor(ClassificationOutput, AccuracyMetric) is not swapped
+
+
+def test_a_loss_quantile_gets_the_loss_weighted_by_batch_size() -> None:
+    batches = classification_batches()  # sizes 5, 9, 2
+    quantile = QuantileMetric(0.0, 5.0, quantiles=(0.5,), num_bins=5000)
+    for output in batches:
+        inputs = adapt(output, quantile)
+        quantile.update(*inputs.args, **inputs.kwargs)
+    losses = np.array([float(b.loss) for b in batches])
+    sizes = np.array([float(b.targets.numel()) for b in batches])
+    order = np.argsort(losses)
+    cumulative = np.cumsum(sizes[order]) / sizes.sum()
+    weighted_median = losses[order][np.searchsorted(cumulative, 0.5)]
+    assert float(quantile.compute()[0]) == pytest.approx(weighted_median, abs=5.0 / 5000)
+
+
+def test_hamming_score_gets_sigmoid_scores_first_from_a_multilabel_output() -> None:
+    logits = torch.randn(25, 4, generator=GEN)
+    targets = torch.randint(0, 2, (25, 4), generator=GEN)
+    output = MultiLabelClassificationOutput(torch.tensor(0.1), logits, targets)
+    metric = HammingScoreMetric()
+    inputs = adapt(output, metric)
+    metric.update(*inputs.args, **inputs.kwargs)
+    predicted = (torch.sigmoid(logits) > 0.5).int().numpy()
+    expected = 1.0 - skm.hamming_loss(targets.numpy(), predicted)
+    assert float(metric.compute()) == pytest.approx(expected)
+
+
+def test_precision_at_k_ranks_the_raw_scores_of_each_sample() -> None:
+    # Logits far apart: a softmax would turn the runners-up into tied zeros, and the top 2
+    # would depend on tie-breaking instead of the scores.
+    logits = torch.tensor([[-150.0, -200.0, -120.0, 300.0], [10.0, -300.0, -100.0, -120.0]])
+    labels = torch.tensor([2, 2])
+    output = ClassificationOutput(torch.tensor(0.0), logits, labels)
+    metric = PrecisionAtKMetric(2)
+    inputs = adapt(output, metric)
+    assert torch.equal(inputs.args[1], logits)
+    metric.update(*inputs.args, **inputs.kwargs)
+    # top 2 of row 0: classes 3, 2 (one hit); of row 1: classes 0, 2 (one hit) -> 2 / (2 * 2)
+    assert float(metric.compute()) == 0.5
+    on_probabilities = PrecisionAtKMetric(2)  # what a softmax first would have given
+    on_probabilities.update(labels, torch.softmax(logits, dim=1))
+    assert float(on_probabilities.compute()) == 0.0
+    multilabel = MultiLabelClassificationOutput(torch.tensor(0.0), logits, (logits > 0).long())
+    with pytest.raises(AdaptorError, match=r"PrecisionAtKMetric takes the ids.*0/1 indicators"):
+        adapt(multilabel, metric)
+
+
+def test_recall_at_k_on_a_sequence_weights_out_the_padding() -> None:
+    logits = torch.randn(2, 3, 5, generator=GEN)
+    targets = torch.tensor([[1, 2, 0], [3, 4, 4]])
+    output = SequenceOutput(torch.tensor(0.0), logits, targets, pad_id=0)
+    metric = RecallAtKMetric(2)
+    inputs = adapt(output, metric)
+    metric.update(*inputs.args, **inputs.kwargs)
+    flat, labels = logits.flatten(0, 1), targets.flatten()
+    keep = labels != 0
+    top2 = flat[keep].topk(2, dim=1).indices
+    expected = (top2 == labels[keep, None]).any(1).float().mean().item()
+    assert float(metric.compute()) == pytest.approx(expected)

@@ -94,7 +94,7 @@ def test_a_resumed_fit_drops_the_rows_its_checkpoint_does_not_cover(tmp_path):
                 raise KeyboardInterrupt  # like a kill: rows after the last checkpoint exist
 
     killed, train, valid = build(str(tmp_path))
-    killed._broadcast.observers += (StopAt(27),)  # type: ignore[misc]
+    killed._broadcast.add(StopAt(27))
     killed.fit(train, valid, resume=True)  # a KeyboardInterrupt checkpoints: remove that
     for path in (tmp_path / "checkpoints").glob("epoch-2-*.h5"):
         path.unlink()

@@ -1089,6 +1089,20 @@ def test_max_checkpoints_of_a_real_cpu_backend(tmp_path: Path) -> None:
     assert [p.name for p in sorted(tmp_path.glob("*.h5"))] == ["step_2.h5", "step_3.h5"]
 
 
+def test_a_real_cpu_backend_without_max_checkpoints_keeps_every_file(tmp_path: Path) -> None:
+    from torchtally.runtime import _backend
+
+    before = _backend.current_backend()
+    try:
+        made = _backend.backend("CPU", artifact_dir=tmp_path / "artifacts")
+        assert made.max_checkpoints is None
+        for step in range(3):
+            save({"step": step}, tmp_path / f"step_{step}.h5")
+    finally:
+        _backend.set_current_backend(before)
+    assert [p.name for p in sorted(tmp_path.glob("*.h5"))] == [f"step_{s}.h5" for s in range(3)]
+
+
 _RESTARTED_RUN = """
 import sys
 from torchtally.runtime import save

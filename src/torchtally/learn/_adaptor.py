@@ -3,29 +3,37 @@
 A registry maps (output type, metric type) to a function that takes the output and returns the
 metric's `update` arguments, as a `MetricInput` or a tuple of positional arguments. Lookup walks
 both types' MROs (the output's first), so an adaptor registered for a base class serves its
-subclasses. Defaults cover the four outputs of `_outputs`:
+subclasses. Without a registered adaptor, the defaults serve the four outputs of `_outputs`,
+chosen by what the metric declares it takes (`Metric.input_kind`, see `metrics._metadata`)
+and by the attributes its constructor documents (`num_classes`, `from_logits`, `k`):
 
-* classification metrics get `(targets, output)`: logits or scores, never a host read;
-  ranking metrics (`AUROCMetric`, `AUCMetric`) get probabilities: the softmax of `(N, C)`
-  logits, its class-1 column for a binary metric (1-D outputs are taken as probabilities);
-* multilabel metrics get `(targets, sigmoid(output))`;
-* metrics that take `(preds, target)`, `CalibrationErrorMetric` and the curve metrics
-  (`AveragePrecisionMetric`, `PrecisionRecallCurveMetric`, `ROCMetric`), get probabilities
-  first: the softmax of classification logits (the class-1 column for a binary metric; the
-  logits themselves for `from_logits=True`), the sigmoid of multilabel logits;
-* regression metrics get `(targets, output)`, the output reshaped to the targets' shape;
-* sequence metrics get the flattened tokens with pad positions weighted 0, and
-  `PerplexityMetric` gets the logits (its cross-entropy needs no loss reduction);
-* `MeanMetric` gets the loss weighted by the batch size (tokens, for sequences).
+* "values" metrics (`MeanMetric`, `QuantileMetric`) get the loss and, positionally, the batch
+  size as its weight (tokens, for sequences);
+* "classification" metrics get `(targets, output)`: logits or scores, never a host read;
+  `(targets, sigmoid(output))` from a multilabel output; the flattened tokens with pad
+  positions weighted 0 from a sequence output;
+* "ranking" metrics that rank the samples (AUROC, AUC) get probabilities: the softmax of
+  `(N, C)` logits, its class-1 column for a binary metric (no `num_classes`; 1-D outputs are
+  taken as probabilities), the sigmoid of multilabel logits; those that rank each sample's
+  classes (they declare `k`: precision/recall at k) get the scores as they are, or the
+  flattened weighted tokens, and no multilabel output (its targets are 0/1 indicators, not
+  class ids);
+* "scores" metrics (curves, calibration) and "multilabel" metrics take `(preds, target)` and
+  get probabilities first: the softmax of classification logits (the class-1 column for a
+  binary metric; the logits themselves for `from_logits=True`), the sigmoid of multilabel
+  logits;
+* "regression" metrics get `(targets, output)`, the output reshaped to the targets' shape;
+* "tokens" metrics (`PerplexityMetric`) get a sequence's flattened labels and logits (its
+  cross-entropy needs no loss reduction).
 
-`LearningRateMetric` takes no adaptor: the learner feeds it the optimizer.
+"learning_rate" metrics take no adaptor: the learner feeds them the optimizer.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, cast, final
+from typing import Any, final
 
 import torch
 from torch import Tensor
@@ -36,34 +44,7 @@ from torchtally.learn._outputs import (
     RegressionOutput,
     SequenceOutput,
 )
-from torchtally.metrics import (
-    AccuracyMetric,
-    AUCMetric,
-    AUROCMetric,
-    ConfusionMatrixMetric,
-    DiceCoefficientMetric,
-    F1ScoreMetric,
-    FBetaScoreMetric,
-    MAEMetric,
-    MeanIOUMetric,
-    MeanMetric,
-    MeanPerClassAccuracyMetric,
-    MSEMetric,
-    PerplexityMetric,
-    PrecisionAtKMetric,
-    PrecisionMetric,
-    R2ScoreMetric,
-    RecallAtKMetric,
-    RecallMetric,
-    SMAPEMetric,
-    TopKAccuracyMetric,
-)
-from torchtally.metrics.calibration import CalibrationErrorMetric
-from torchtally.metrics.curves import (
-    AveragePrecisionMetric,
-    PrecisionRecallCurveMetric,
-    ROCMetric,
-)
+from torchtally.metrics import Metric
 
 __all__ = ["AdaptorError", "MetricInput", "adapt", "find_adaptor", "register_adaptor"]
 
@@ -99,6 +80,7 @@ class AdaptorError(TypeError):
     """Raised when no adaptor turns a step's output into a metric's input.
 
     Example:
+        >>> from torchtally.metrics import AccuracyMetric
         >>> output = RegressionOutput(torch.tensor(0.1), torch.zeros(4), torch.zeros(4))
         >>> adapt(output, AccuracyMetric("accuracy"))
         Traceback (most recent call last):
@@ -121,6 +103,7 @@ def register_adaptor(output_type: type, metric_type: type, fn: Adaptor) -> None:
 
     Example:
         >>> from dataclasses import dataclass
+        >>> from torchtally.metrics import AccuracyMetric
         >>> @dataclass
         ... class MyOutput:
         ...     labels: torch.Tensor
@@ -142,7 +125,8 @@ def register_adaptor(output_type: type, metric_type: type, fn: Adaptor) -> None:
 
 
 def find_adaptor(output_type: type, metric_type: type) -> Adaptor | None:
-    """The adaptor for this pair: the most specific output class first, then metric class.
+    """The adaptor for this pair: for each output class, most specific first, the one registered
+    for the metric class (or a base of it), else the default for the metric's `input_kind`.
 
     Args:
         output_type: The step output's class.
@@ -152,15 +136,20 @@ def find_adaptor(output_type: type, metric_type: type) -> Adaptor | None:
         The registered function, or None.
 
     Example:
+        >>> from torchtally.metrics import AccuracyMetric
         >>> find_adaptor(ClassificationOutput, AccuracyMetric) is not None
         True
     """
+    kind = metric_type.input_kind if issubclass(metric_type, Metric) else None
     with _lock:
         for out_cls in output_type.__mro__:
             for metric_cls in metric_type.__mro__:
                 fn = _registry.get((out_cls, metric_cls))
                 if fn is not None:
                     return fn
+            default = _DEFAULTS.get((out_cls, kind)) if kind else None
+            if default is not None:
+                return default
     return None
 
 
@@ -179,6 +168,7 @@ def adapt(output: Any, metric: Any, fn: Adaptor | None = None) -> MetricInput:
         AdaptorError: No adaptor is registered for the pair and none was given.
 
     Example:
+        >>> from torchtally.metrics import AccuracyMetric
         >>> metric = AccuracyMetric("accuracy")
         >>> logits = torch.tensor([[2.0, 0.0], [0.0, 1.0], [3.0, 1.0]])
         >>> output = ClassificationOutput(torch.tensor(0.5), logits, torch.tensor([0, 1, 1]))
@@ -190,12 +180,12 @@ def adapt(output: Any, metric: Any, fn: Adaptor | None = None) -> MetricInput:
     if chosen is None:
         raise AdaptorError(
             f"No adaptor turns a step output of type {type(output).__name__} into the input "
-            f"of {type(metric).__name__} (metric {getattr(metric, 'name', '?')!r}). Register "
+            f"of {type(metric).__name__} (metric {_name(metric)!r}). Register "
             f"one with `register_adaptor({type(output).__name__}, {type(metric).__name__}, fn)` "
             "or pass `(metric, fn)` in the learner's metrics, fn returning the update arguments."
         )
-    if getattr(chosen, "_wants_metric", False):  # a default that also looks at the metric
-        result = cast(Callable[[Any, Any], Any], chosen)(output, metric)
+    if isinstance(chosen, _MetricAware):  # a default that also reads the metric's attributes
+        result: object = chosen(output, metric)
     else:
         result = chosen(output)
     if isinstance(result, MetricInput):
@@ -208,7 +198,33 @@ def adapt(output: Any, metric: Any, fn: Adaptor | None = None) -> MetricInput:
     )
 
 
+def _name(metric: Any) -> str:
+    return metric.name if isinstance(metric, Metric) else "?"
+
+
 # ------------------------------------------------------------------------------ defaults
+
+
+@final
+class _MetricAware:
+    """A default adaptor that also reads attributes the metric's constructor documents."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[Any, Any], MetricInput]) -> None:
+        self.fn = fn
+
+    def __call__(self, output: Any, metric: Any = None) -> MetricInput:
+        return self.fn(output, metric)
+
+    def __repr__(self) -> str:
+        return f"<default adaptor {self.fn.__name__}>"
+
+
+def _declared(metric: Any, name: str, default: Any) -> Any:
+    # Not every metric of a kind has every such attribute (`AUCMetric` is binary-only and has
+    # no `num_classes`); its absence means the documented default.
+    return getattr(metric, name, default)
 
 
 def _batch_size(targets: Tensor) -> float:
@@ -218,34 +234,40 @@ def _batch_size(targets: Tensor) -> float:
 def _loss(output: Any) -> MetricInput:
     if output.loss is None:
         raise AdaptorError(
-            f"MeanMetric needs the step output's `loss`. Received: {type(output).__name__} "
+            f"A loss metric needs the step output's `loss`. Received: {type(output).__name__} "
             "with loss=None"
         )
-    return MetricInput(output.loss.detach(), weight=_batch_size(output.targets))
+    # The weight goes positionally: `MeanMetric(value, weight)`, `QuantileMetric(values, weights)`
+    return MetricInput(output.loss.detach(), _batch_size(output.targets))
 
 
 def _labels_scores(output: Any) -> MetricInput:
     return MetricInput(output.targets, output.output.detach())
 
 
+def _ranks_classes(metric: Any) -> bool:
+    """Whether a ranking metric ranks each sample's classes (top k) rather than the samples."""
+    return _declared(metric, "k", None) is not None
+
+
 def _ranking(output: Any, metric: Any) -> MetricInput:
-    """Probabilities for ranking metrics; the positive class's for binary ones."""
+    """Probabilities for metrics that rank samples (the positive class's for binary ones); the
+    scores as they are for those that rank each sample's classes (a softmax can only add ties)."""
     scores = output.output.detach()
+    if _ranks_classes(metric):
+        return MetricInput(output.targets, scores)
     if scores.dim() >= 2 and scores.shape[-1] >= 2:
         scores = torch.softmax(scores, dim=-1)
-        if getattr(metric, "num_classes", None) is None and scores.shape[-1] == 2:
+        if _declared(metric, "num_classes", None) is None and scores.shape[-1] == 2:
             scores = scores[..., 1]
     return MetricInput(output.targets, scores)
-
-
-_ranking._wants_metric = True  # type: ignore[attr-defined]
 
 
 def _probabilities_first(output: Any, metric: Any) -> MetricInput:
     """`(probabilities, targets)` for metrics whose `update` takes the predictions first."""
     scores = output.output.detach()
-    binary = getattr(metric, "num_classes", None) is None
-    if getattr(metric, "from_logits", False):
+    binary = _declared(metric, "num_classes", None) is None
+    if _declared(metric, "from_logits", False):
         if binary and scores.dim() >= 2 and scores.shape[-1] == 2:
             scores = scores[..., 1] - scores[..., 0]  # the log-odds of class 1
         return MetricInput(scores, output.targets)
@@ -258,19 +280,18 @@ def _probabilities_first(output: Any, metric: Any) -> MetricInput:
     return MetricInput(scores, output.targets)
 
 
-_probabilities_first._wants_metric = True  # type: ignore[attr-defined]
-
-#: Metrics whose `update` takes `(preds, target)`.
-_PREDICTIONS_FIRST: tuple[type, ...] = (
-    CalibrationErrorMetric,
-    AveragePrecisionMetric,
-    PrecisionRecallCurveMetric,
-    ROCMetric,
-)
-
-
 def _multilabel(output: MultiLabelClassificationOutput) -> MetricInput:
     return MetricInput(output.targets, torch.sigmoid(output.output.detach()))
+
+
+def _multilabel_ranking(output: MultiLabelClassificationOutput, metric: Any) -> MetricInput:
+    if _ranks_classes(metric):
+        raise AdaptorError(
+            f"{type(metric).__name__} takes the ids of each sample's relevant classes, but a "
+            "MultiLabelClassificationOutput's targets are 0/1 indicators per class. Pass "
+            "`(metric, fn)` in the learner's metrics, fn returning `(class_ids, scores)`."
+        )
+    return _multilabel(output)
 
 
 def _regression(output: RegressionOutput) -> MetricInput:
@@ -287,7 +308,9 @@ def _sequence_tokens(output: SequenceOutput) -> MetricInput:
     return MetricInput(targets, logits.detach(), weights=weights)
 
 
-def _sequence_ranking(output: SequenceOutput) -> MetricInput:
+def _sequence_ranking(output: SequenceOutput, metric: Any) -> MetricInput:
+    if _ranks_classes(metric):  # top k of each token's scores: weights drop the padding
+        return _sequence_tokens(output)
     if output.pad_id is not None:
         raise AdaptorError(
             "A SequenceOutput with a pad id cannot feed a metric without `weights` (the pad "
@@ -299,7 +322,7 @@ def _sequence_ranking(output: SequenceOutput) -> MetricInput:
 
 
 def _sequence_loss(output: SequenceOutput) -> MetricInput:
-    return MetricInput(output.loss.detach(), weight=output.num_tokens())
+    return MetricInput(output.loss.detach(), output.num_tokens())
 
 
 def _perplexity(output: SequenceOutput) -> MetricInput:
@@ -308,60 +331,26 @@ def _perplexity(output: SequenceOutput) -> MetricInput:
     return MetricInput(targets, logits.detach(), weights=weights)
 
 
-_CLASSIFICATION: tuple[type, ...] = (
-    AccuracyMetric,
-    PrecisionMetric,
-    RecallMetric,
-    F1ScoreMetric,
-    FBetaScoreMetric,
-    TopKAccuracyMetric,
-    ConfusionMatrixMetric,
-    MeanPerClassAccuracyMetric,
-    DiceCoefficientMetric,
-    MeanIOUMetric,
-    PrecisionAtKMetric,
-    RecallAtKMetric,
-)
-_MULTILABEL: tuple[type, ...] = (
-    AccuracyMetric,
-    PrecisionMetric,
-    RecallMetric,
-    F1ScoreMetric,
-    FBetaScoreMetric,
-    AUROCMetric,
-    AUCMetric,
-)
-_SEQUENCE_WEIGHTED: tuple[type, ...] = (
-    AccuracyMetric,
-    PrecisionMetric,
-    RecallMetric,
-    F1ScoreMetric,
-    FBetaScoreMetric,
-    TopKAccuracyMetric,
-    ConfusionMatrixMetric,
-)
-_REGRESSION: tuple[type, ...] = (MSEMetric, MAEMetric, SMAPEMetric, R2ScoreMetric)
+_RANKING = _MetricAware(_ranking)
+_PROBABILITIES_FIRST = _MetricAware(_probabilities_first)
 
-
-def _register_defaults() -> None:
-    for output_type in (ClassificationOutput, MultiLabelClassificationOutput, RegressionOutput):
-        register_adaptor(output_type, MeanMetric, _loss)
-    for metric_type in _CLASSIFICATION:
-        register_adaptor(ClassificationOutput, metric_type, _labels_scores)
-    for metric_type in (AUROCMetric, AUCMetric):
-        register_adaptor(ClassificationOutput, metric_type, cast(Adaptor, _ranking))
-    for metric_type in _MULTILABEL:
-        register_adaptor(MultiLabelClassificationOutput, metric_type, _multilabel)
-    for metric_type in _REGRESSION:
-        register_adaptor(RegressionOutput, metric_type, _regression)
-    for metric_type in _SEQUENCE_WEIGHTED:
-        register_adaptor(SequenceOutput, metric_type, _sequence_tokens)
-    register_adaptor(SequenceOutput, AUROCMetric, _sequence_ranking)
-    register_adaptor(SequenceOutput, MeanMetric, _sequence_loss)
-    register_adaptor(SequenceOutput, PerplexityMetric, _perplexity)
-    for metric_type in _PREDICTIONS_FIRST:
-        for output_type in (ClassificationOutput, MultiLabelClassificationOutput):
-            register_adaptor(output_type, metric_type, cast(Adaptor, _probabilities_first))
-
-
-_register_defaults()
+#: (output class, metric input kind) -> the default adaptor. Kinds missing for an output have
+#: none: "learning_rate" (the learner feeds the optimizer), "image", "text", "retrieval",
+#: "count" and "wrapped" take inputs no step output of `_outputs` holds.
+_DEFAULTS: dict[tuple[type, str], Adaptor] = {
+    (ClassificationOutput, "values"): _loss,
+    (ClassificationOutput, "classification"): _labels_scores,
+    (ClassificationOutput, "ranking"): _RANKING,
+    (ClassificationOutput, "scores"): _PROBABILITIES_FIRST,
+    (MultiLabelClassificationOutput, "values"): _loss,
+    (MultiLabelClassificationOutput, "classification"): _multilabel,
+    (MultiLabelClassificationOutput, "ranking"): _MetricAware(_multilabel_ranking),
+    (MultiLabelClassificationOutput, "scores"): _PROBABILITIES_FIRST,
+    (MultiLabelClassificationOutput, "multilabel"): _PROBABILITIES_FIRST,
+    (RegressionOutput, "values"): _loss,
+    (RegressionOutput, "regression"): _regression,
+    (SequenceOutput, "values"): _sequence_loss,
+    (SequenceOutput, "classification"): _sequence_tokens,
+    (SequenceOutput, "ranking"): _MetricAware(_sequence_ranking),
+    (SequenceOutput, "tokens"): _perplexity,
+}

@@ -16,6 +16,8 @@ from typing import Any, final
 import torch
 from torch.overrides import TorchFunctionMode
 
+from torchtally._errors import register_read_guard
+
 __all__ = ["NoTensorReads", "TensorReadError", "reads_forbidden"]
 
 
@@ -80,6 +82,11 @@ def reads_forbidden() -> bool:
         False
     """
     return _depth > 0
+
+
+# Metric updates ask `torchtally._errors.tracing` whether to defer their value checks; inside a
+# traced step they must, so the guard tells the neutral module, which cannot import the runtime.
+register_read_guard(reads_forbidden)
 
 
 @final

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from torchtally._records import SYSTEM_SPLIT, MetricRecord
+from torchtally._records import SYSTEM_SPLIT, MetricRecord, Observer
 from torchtally.metrics.system import (
     CPUMemoryUsage,
     CPUUsage,
@@ -217,6 +217,39 @@ def test_arguments_are_checked() -> None:
         SystemMonitor([Counter()], observers=[object()])  # type: ignore[list-item]
     with pytest.raises(ValueError, match=r"`epoch` must be an integer >= 0.*epoch=-1"):
         SystemMonitor([Counter()]).set_epoch(-1)
+
+
+def test_observer_subclasses_and_objects_with_on_records_are_accepted() -> None:
+    class Records:  # duck-typed: adapted once, when added
+        def __init__(self) -> None:
+            self.values: list[float] = []
+
+        def on_records(self, records: list[MetricRecord]) -> None:
+            self.values += [r.value for r in records]
+
+    class Quiet(Observer):  # inherits a no-op on_records
+        pass
+
+    class Keep(Observer):
+        def __init__(self) -> None:
+            self.steps: list[int] = []
+
+        def on_records(self, records: list[MetricRecord]) -> None:
+            self.steps += [r.step for r in records]
+
+    duck, keep = Records(), Keep()
+    monitor = SystemMonitor([Counter()], interval_s=60.0, observers=[duck, Quiet()])
+    monitor.add_observer(keep)
+    monitor.sample()
+    monitor.sample()
+    assert duck.values == [1.0, 2.0]
+    assert keep.steps == [0, 1]
+
+    class OnlyEpochs:
+        def on_epoch_end(self, split: str, epoch: int) -> None: ...
+
+    with pytest.raises(TypeError, match=r"`observer` must have an `on_records` method.*OnlyEp"):
+        monitor.add_observer(OnlyEpochs())
 
 
 def test_optional_packages_are_imported_lazily() -> None:

@@ -105,6 +105,23 @@ def test_errors_of_the_wrapped_metric_raise() -> None:
         boot.compute()
 
 
+def test_empty_replicas_follow_the_wrapped_metrics_check_values() -> None:
+    # One sample: a replica whose Poisson(1) draw is 0 saw nothing and has no mean (NaN).
+    draws = poisson_weights(0, torch.tensor(0), 8, 1).reshape(-1)
+    empty = int((draws == 0).sum())
+    assert 0 < empty < 8  # the case under test: some replicas empty, not all
+    checked = BootStrapper(MeanMetric(), 8, raw=True, weight_arg="weight")
+    checked.update(torch.tensor([3.0]))
+    with pytest.raises(MetricValueError, match=rf"{empty} of 8 bootstrap replicas have no value"):
+        checked.compute()
+    unchecked = BootStrapper(MeanMetric(check_values=False), 8, raw=True, weight_arg="weight")
+    unchecked.update(torch.tensor([3.0]))
+    expected = torch.where(draws == 0, float("nan"), 3.0)
+    torch.testing.assert_close(
+        unchecked.compute()["raw"], expected, check_dtype=False, equal_nan=True
+    )
+
+
 def test_argument_errors() -> None:
     with pytest.raises(TypeError, match="`metric` must be a torchtally Metric"):
         BootStrapper(MulticlassAccuracy(3))  # type: ignore[arg-type]

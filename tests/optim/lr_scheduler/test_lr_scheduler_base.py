@@ -4,6 +4,7 @@ checkpoints, custom subclasses, and errors that name the argument."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 import torch
@@ -145,6 +146,75 @@ def test_composites_accept_custom_schedulers() -> None:
     assert float(opt.param_groups[0]["lr"]) == pytest.approx(0.3 * 0.25)
     with pytest.raises(ValueError, match=r"initial_learning_rate=None"):
         ours.ChainedScheduler([Halving(opt, 1.0), Tenfold(opt)])
+
+
+def test_initial_learning_rate_is_declared_and_composites_take_the_first_childs() -> None:
+    class Tenfold(ours.LRScheduler):  # says nothing of where it starts
+        def _get_closed_form_lr(self) -> Tensor:
+            return 0.1 * (self.last_epoch.float() + 1)
+
+    opt = _optimizer()
+    assert Tenfold(opt).initial_learning_rate is None
+    assert Halving(opt, 0.3).initial_learning_rate == 0.3
+    assert ours.LinearLR(opt, 0.2, 1.0, total_iters=4).initial_learning_rate == 0.2
+    # A composite reads its first child's start: the hand-written value, or None.
+    assert (
+        ours.SequentialLR(opt, [Tenfold(opt), Halving(opt, 1.0)], [2]).initial_learning_rate is None
+    )
+    assert (
+        ours.SequentialLR(opt, [Halving(opt, 0.7), Tenfold(opt)], [2]).initial_learning_rate == 0.7
+    )
+    assert ours.ChainedScheduler([Tenfold(opt), Halving(opt, 2.0)]).initial_learning_rate is None
+    assert (
+        ours.ChainedScheduler([Halving(opt, 0.4), Halving(opt, 2.0)]).initial_learning_rate == 0.4
+    )
+    assert ours.ScalePerParamLR(opt, Tenfold(opt)).initial_learning_rate is None
+    assert ours.ScalePerParamLR(opt, Halving(opt, 0.9)).initial_learning_rate == 0.9
+
+
+def test_a_plain_torch_scheduler_is_refused_by_the_composites() -> None:
+    opt = _optimizer()
+    plain = torch.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)
+    with pytest.raises(ValueError, match=r"`schedulers\[1\]` must be a torchtally LRScheduler"):
+        ours.SequentialLR(opt, [Halving(opt, 1.0), plain], milestones=[2])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"`schedulers\[0\]` must be a torchtally LRScheduler"):
+        ours.ChainedScheduler([plain])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"`scheduler` must be a torchtally LRScheduler"):
+        ours.ScalePerParamLR(opt, plain)  # type: ignore[arg-type]
+
+
+def test_param_group_tags_is_declared_and_set_by_the_outermost_constructor() -> None:
+    a, b = torch.zeros(1, requires_grad=True), torch.zeros(1, requires_grad=True)
+    opt = optim.SGD([{"params": [a], "tags": "decay"}, {"params": [b]}], lr=1.0)
+    assert ours.LRScheduler.param_group_tags is None
+    assert Halving(opt, 1.0).param_group_tags is None
+
+    class Doubled(Halving):  # its constructor calls Halving's, itself given the keyword
+        def __init__(self, optimizer: torch.optim.Optimizer, rate: float) -> None:
+            super().__init__(optimizer, 2 * rate)
+
+    doubled = Doubled(opt, 0.25, param_group_tags="decay")  # type: ignore[call-arg]
+    assert doubled.param_group_tags == {"decay"}
+    # Only the tagged group got the rate (the untagged one keeps Halving's above: 1.0).
+    assert [float(g["lr"]) for g in opt.param_groups] == pytest.approx([0.5, 1.0])
+
+    def constructor(self: Any, optimizer: torch.optim.Optimizer, rate: float) -> None:
+        self.rate = rate
+        ours.LRScheduler.__init__(self, optimizer)
+
+    class First(ours.LRScheduler):
+        __init__ = constructor
+
+        def _get_closed_form_lr(self) -> Tensor:
+            return torch.full((), self.rate)
+
+    class Reused(First):  # reuses a constructor that already takes the keyword
+        __init__ = First.__init__
+
+    assert Reused.__init__ is First.__init__  # not wrapped twice
+    reused = Reused(opt, 0.125, param_group_tags=[None])  # type: ignore[call-arg]
+    assert reused.param_group_tags == {None}
+    assert [float(g["lr"]) for g in opt.param_groups] == pytest.approx([0.5, 0.125])
 
 
 def test_closed_form_must_return_a_tensor() -> None:

@@ -24,7 +24,7 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO, cast, final
 
-from torchtally._records import MetricRecord, Progress, RunInfo
+from torchtally._records import MetricRecord, Observer, Progress, RunInfo
 from torchtally.learn._dashboard.capture import OutputCapture
 from torchtally.learn._dashboard.keys import KeyReader
 from torchtally.learn._dashboard.plain import PlainRenderer
@@ -44,7 +44,7 @@ _BUSY_FACTOR = 9.0  # idle time per unit of drawing time, at least
 
 
 @final
-class Dashboard:
+class Dashboard(Observer):
     """An observer drawing the run live in the terminal: a plot per metric (one coloured line
     per split), the latest values and machine metrics, progress bars with rate and ETA.
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO, final
 
-from torchtally._records import MetricRecord, Progress, RunInfo
+from torchtally._records import MetricRecord, Observer, Progress, RunInfo
 from torchtally.learn._dashboard.state import RunSnapshot, RunState
 from torchtally.learn._format import format_duration, format_rate, format_value
 
@@ -30,7 +30,7 @@ _RECENT = 256  # progress reports remembered per split, waiting for their values
 
 
 @final
-class PlainRenderer:
+class PlainRenderer(Observer):
     """An observer writing plain progress lines: one every `interval_s` seconds while a split
     runs, a summary at the end of each epoch, and one when the run ends. No colours, no cursor
     movement: safe for files, pipes and CI logs.

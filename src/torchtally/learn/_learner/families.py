@@ -168,7 +168,8 @@ class AtKCollector:
         out: dict[str, dict[str, object]] = {}
         for name, siblings in self._siblings.items():
             values = [_float(metric.compute()) for metric in siblings.values()]
-            top_k = getattr(self._split.metrics[name], "top_k", None)
+            metric: Any = self._split.metrics[name]  # of `_AT_K_TYPES`: all declare top_k
+            top_k = metric.top_k
             out[name] = {
                 "k": list(siblings),
                 "value": values,

@@ -80,7 +80,9 @@ class Learner:
             counting those of earlier runs (None: all). Temp files left by a save that was
             killed are removed at the next save.
         backend: A `Backend` or backend type for `cstorch.compile` (None: the current one).
-        observers: Receivers of the run's events (loggers, dashboard, summary table).
+        observers: Receivers of the run's events: `Observer`s (loggers, dashboard, summary
+            table), or objects with some of its event methods. Each is offered
+            `request_stop` (`Observer.bind_stop`).
         log_every: Log the running metric values every this many steps (and at epoch ends).
         grad_scaler: A `torchtally.amp.GradScaler` for mixed precision, or None.
         max_gradient_norm: Clip gradients to this global norm, or None.
@@ -141,7 +143,7 @@ class Learner:
         checkpoint_every: int | None = 1,
         keep_checkpoints: int | None = None,
         backend: Backend | str | None = None,
-        observers: Sequence[Observer] = (),
+        observers: Sequence[Observer | object] = (),
         log_every: int = 10,
         grad_scaler: GradScaler | None = None,
         max_gradient_norm: float | None = None,
@@ -194,10 +196,7 @@ class Learner:
         #: The checkpoint last written or loaded.
         self.last_checkpoint: Path | None = None
         self._broadcast = Broadcast(observers)
-        for observer in self._broadcast.observers:
-            bind = getattr(observer, "bind_stop", None)
-            if callable(bind):  # `q` on a dashboard stops this learner, with a checkpoint
-                bind(self.request_stop)
+        self._broadcast.bind_stop(self.request_stop)  # `q` on a dashboard stops this learner
         if monitor is not None:
             monitor.add_observer(self._broadcast)
         self._metrics = {
@@ -287,7 +286,7 @@ class Learner:
         return self._metrics
 
     @property
-    def observers(self) -> tuple[Observer, ...]:
+    def observers(self) -> tuple[Observer | object, ...]:
         """The observers (give them to a system monitor to route its samples alike)."""
         return self._broadcast.observers
 

@@ -85,11 +85,12 @@ class SplitMetrics:
 
         Args:
             output: The step's output.
-            optimizer: Feeds `LearningRateMetric`s that have no adaptor of their own.
+            optimizer: Feeds the metrics of `input_kind` "learning_rate" (`LearningRateMetric`)
+                that have no adaptor of their own.
         """
         for name, metric in self.metrics.items():
             fn = self._adaptors[name]
-            if fn is None and isinstance(metric, LearningRateMetric):
+            if fn is None and metric.input_kind == "learning_rate":
                 metric.update(optimizer)
                 continue
             inputs = adapt(output, metric, fn)

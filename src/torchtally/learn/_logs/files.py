@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, final
 
 from torchtally._errors import check_choice
-from torchtally._records import MetricRecord, Progress, RunInfo
+from torchtally._records import MetricRecord, Observer, Progress, RunInfo
 
 __all__ = ["COLUMNS", "FORMATS", "FileLogger", "read_records"]
 
@@ -30,7 +30,7 @@ COLUMNS = ("split", "epoch", "step", "name", "value", "wall_time", "unit")
 
 
 @final
-class FileLogger:
+class FileLogger(Observer):
     """An observer that appends every record to `logdir/<split>/epoch-<n>.<format>`.
 
     Thread-safe: machine samples may arrive from the sampler's thread. Non-finite values are

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Sequence
 from typing import TextIO, final
 
-from torchtally._records import MetricRecord, Progress, RunInfo
+from torchtally._records import MetricRecord, Observer, Progress, RunInfo
 from torchtally.learn._summarize import SummaryRow, epoch_cell, format_cell, summarize
 
 __all__ = ["SummaryRow", "SummaryTable"]
@@ -19,7 +19,7 @@ _log = logging.getLogger(__name__)
 
 
 @final
-class SummaryTable:
+class SummaryTable(Observer):
     """An observer that prints a min / last / max table of every metric when a run ends.
 
     It keeps the records of the current run (machine samples included; each run start clears

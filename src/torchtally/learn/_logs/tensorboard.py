@@ -6,13 +6,13 @@ import os
 import threading
 from typing import Any, final
 
-from torchtally._records import MetricRecord, Progress, RunInfo
+from torchtally._records import MetricRecord, Observer, Progress, RunInfo
 
 __all__ = ["TensorBoardLogger"]
 
 
 @final
-class TensorBoardLogger:
+class TensorBoardLogger(Observer):
     """An observer that writes each record with `SummaryWriter.add_scalar`.
 
     The tag is `<split>/<name>` (e.g. "valid/accuracy", "system/cpu_usage"), the step the

@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import final
 
 from torchtally._errors import check_int
-from torchtally._records import SYSTEM_SPLIT, MetricRecord, Observer
+from torchtally._records import SYSTEM_SPLIT, MetricRecord, Observer, adapt_observer
 from torchtally.metrics.system._defaults import default_sensors
 from torchtally.metrics.system._sensor import Sensor, announce_unavailable, logger
 
@@ -33,7 +33,8 @@ class SystemMonitor:
         sensors: The sensors to sample; None for `default_sensors()` (CPU and every GPU).
         interval_s: Seconds between samples (> 0). Samples that fall behind are skipped, not
             bunched.
-        observers: Receivers of the records (objects with `on_records(records)`).
+        observers: Receivers of the records: `Observer`s, or objects with an
+            `on_records(records)` method.
 
     Example:
         >>> from torchtally.metrics.system import CPUMemoryUsage
@@ -55,7 +56,7 @@ class SystemMonitor:
         self,
         sensors: Sequence[Sensor] | None = None,
         interval_s: float = 1.0,
-        observers: Sequence[Observer] = (),
+        observers: Sequence[Observer | object] = (),
     ) -> None:
         if (
             isinstance(interval_s, bool)
@@ -108,19 +109,18 @@ class SystemMonitor:
         """Whether the sampler thread is alive."""
         return self._thread is not None and self._thread.is_alive()
 
-    def add_observer(self, observer: Observer) -> None:
+    def add_observer(self, observer: Observer | object) -> None:
         """Send future samples to `observer` too.
 
         Args:
-            observer: An object with an `on_records(records)` method.
+            observer: An `Observer`, or an object with an `on_records(records)` method.
+
+        Raises:
+            TypeError: `observer` is neither.
         """
-        if not callable(getattr(observer, "on_records", None)):
-            raise TypeError(
-                "Argument `observer` must have an `on_records(records)` method. "
-                f"Received: observer={observer!r}"
-            )
+        target = adapt_observer(observer, "observer", needs=("on_records",))
         with self._sample_lock:
-            self._observers.append(observer)
+            self._observers.append(target)
 
     def set_epoch(self, epoch: int) -> None:
         """Stamp subsequent samples with `epoch` (the learner calls this as epochs start).

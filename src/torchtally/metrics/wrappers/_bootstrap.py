@@ -119,6 +119,8 @@ class BootStrapper(Metric):
     unit = ""
     higher_is_better = None
     input_kind = "wrapped"
+    #: The wrapped metric (set past `nn.Module.__setattr__`: it is not a submodule).
+    _template: Metric
 
     def __init__(
         self,
@@ -230,8 +232,7 @@ class BootStrapper(Metric):
 
     def compute(self) -> dict[str, Tensor]:
         values = self.replicas()
-        checked = getattr(self._template, "check_values", True)
-        if checked and not tracing(values) and values.is_floating_point():
+        if self._template.check_values and not tracing(values) and values.is_floating_point():
             # Inputs were checked already: a NaN replica drew no sample (a Poisson resample of
             # very few samples can be empty), and would silently turn every statistic to NaN.
             # All of them NaN is the value of no data at all, as the wrapped metric's own.

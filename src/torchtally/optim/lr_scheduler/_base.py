@@ -11,7 +11,9 @@ the host, and a CUDA graph replays with the rate it computes on the device.
 from __future__ import annotations
 
 import functools
+import weakref
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any, cast
 
 import torch
@@ -22,6 +24,10 @@ from torchtally.optim._base import SCALAR_DTYPE, Optimizer
 from torchtally.optim.lr_scheduler._checks import check_rate
 
 __all__ = ["LRScheduler", "scheduler_device"]
+
+# The constructors `LRScheduler.__init_subclass__` has given the `param_group_tags` keyword
+# (a class may reuse another's constructor, already given it).
+_TAKES_PARAM_GROUP_TAGS: weakref.WeakSet[Callable[..., None]] = weakref.WeakSet()
 
 
 def scheduler_device(optimizer: torch.optim.Optimizer) -> torch.device:
@@ -72,11 +78,16 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
         [tensor(0.5000)]
     """
 
-    #: The rate the schedule starts from; `ChainedScheduler` divides by it. Set by subclasses.
-    initial_learning_rate: float
+    #: The rate the schedule starts from, set by subclasses; None for one that does not say (a
+    #: custom schedule): it then cannot scale a `ChainedScheduler`, and a composite that starts
+    #: with it says None too. The built-in schedules always set it, and narrow it to `float`.
+    initial_learning_rate: float | None = None
     #: The parameter-group entry the schedule sets (cstorch's name): "lr" here,
     #: "weight_decay" for the schedulers of `torchtally.optim.weight_decay_scheduler`.
     param_group_key: str = "lr"
+    #: The tags of the parameter groups this scheduler sets (cstorch's `param_group_tags`,
+    #: a keyword of every subclass's constructor); None: every group.
+    param_group_tags: set[Any] | None = None
     last_epoch: Tensor  # type: ignore[assignment]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -84,16 +95,18 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
         # each constructor: the subclass's own arguments stay as they are.
         super().__init_subclass__(**kwargs)
         init = cls.__dict__.get("__init__")
-        if init is None or getattr(init, "_takes_param_group_tags", False):
+        if init is None or init in _TAKES_PARAM_GROUP_TAGS:
             return
 
         @functools.wraps(init)
         def wrapped(self: LRScheduler, *args: Any, param_group_tags: Any = None, **kw: Any) -> None:
-            if param_group_tags is not None or not hasattr(self, "param_group_tags"):
+            # A subclass's constructor calls its parent's, which is wrapped too and passes no
+            # tags: only the outermost call, the caller's, sets them.
+            if param_group_tags is not None:
                 self.param_group_tags = _tag_set(param_group_tags)
             init(self, *args, **kw)
 
-        wrapped._takes_param_group_tags = True  # type: ignore[attr-defined]
+        _TAKES_PARAM_GROUP_TAGS.add(wrapped)
         cls.__init__ = wrapped  # type: ignore[method-assign]
 
     def __init__(
@@ -102,8 +115,6 @@ class LRScheduler(torch.optim.lr_scheduler.LRScheduler, ABC):
         total_iters: int | None = None,
         last_epoch: int = -1,
     ) -> None:
-        if not hasattr(self, "param_group_tags"):
-            self.param_group_tags: set[Any] | None = None
         self.device = scheduler_device(optimizer)
         check_int("total_iters", total_iters, 1, allow_none=True)
         check_int("last_epoch", last_epoch, -1)
@@ -272,6 +283,8 @@ class StartEndLR(LRScheduler):
     """Base of the schedules that go from `initial_learning_rate` to `end_learning_rate` over
     `total_iters` steps, then hold (abstract: subclasses add `_get_closed_form_lr`, and set
     their own attributes before calling this constructor, which takes the first step)."""
+
+    initial_learning_rate: float
 
     def __init__(
         self,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import Tensor
@@ -42,13 +42,6 @@ def _check_schedulers(
                 "scheduler must schedule the same one."
             )
     return list(schedulers), optimizer
-
-
-def _inherit_initial_rate(composite: LRScheduler, first: LRScheduler) -> None:
-    """A composite starts where its first child does (a custom child may not say where)."""
-    rate = getattr(first, "initial_learning_rate", None)
-    if rate is not None:
-        composite.initial_learning_rate = rate
 
 
 class _Composite(LRScheduler):
@@ -123,7 +116,8 @@ class SequentialLR(_Composite):
                 "Argument `milestones` must have one entry fewer than `schedulers` "
                 f"({len(self._schedulers) - 1}). Received: milestones={milestones!r}"
             )
-        _inherit_initial_rate(self, self._schedulers[0])
+        # A composite starts where its first child does (None when that child does not say).
+        self.initial_learning_rate = self._schedulers[0].initial_learning_rate
         last = self._schedulers[-1].total_iters
         total = None if last is None else (self.milestones[-1] if self.milestones else 0) + last
         super().__init__(optimizer, total_iters=total, last_epoch=last_epoch)
@@ -170,13 +164,14 @@ class ChainedScheduler(_Composite):
     ) -> None:
         self._schedulers, optimizer = _check_schedulers(schedulers, optimizer, self.param_group_key)
         for index, scheduler in enumerate(self._schedulers[1:], start=1):
-            start = getattr(scheduler, "initial_learning_rate", None)
+            start = scheduler.initial_learning_rate
             if not isinstance(start, (int, float)) or start <= 0:
                 raise ValueError(
                     f"Argument `schedulers[{index}]` must start from a learning rate > 0 to "
                     f"scale the chain. Received: initial_learning_rate={start!r}"
                 )
-        _inherit_initial_rate(self, self._schedulers[0])
+        # A composite starts where its first child does (None when that child does not say).
+        self.initial_learning_rate = self._schedulers[0].initial_learning_rate
         super().__init__(optimizer)
 
     def _get_closed_form_lr(self) -> Tensor:
@@ -185,5 +180,7 @@ class ChainedScheduler(_Composite):
         lr = first._closed_form_checked()
         for scheduler in rest:
             scheduler.last_epoch.copy_(self.last_epoch)
-            lr = lr * (scheduler._closed_form_checked() / scheduler.initial_learning_rate)
+            # Checked to be a number > 0 at construction.
+            start = cast(float, scheduler.initial_learning_rate)
+            lr = lr * (scheduler._closed_form_checked() / start)
         return lr

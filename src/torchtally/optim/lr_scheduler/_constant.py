@@ -29,6 +29,8 @@ class ConstantLR(LRScheduler):
         [tensor(0.1000)]
     """
 
+    initial_learning_rate: float
+
     def __init__(
         self,
         optimizer: torch.optim.Optimizer,

@@ -65,6 +65,8 @@ class CosineAnnealingLR(LRScheduler):
         [tensor(0.)]
     """
 
+    initial_learning_rate: float
+
     def __init__(
         self,
         optimizer: torch.optim.Optimizer,

@@ -46,6 +46,8 @@ class CyclicLR(LRScheduler):
         [tensor(0.5000)]
     """
 
+    initial_learning_rate: float
+
     def __init__(
         self,
         optimizer: torch.optim.Optimizer,

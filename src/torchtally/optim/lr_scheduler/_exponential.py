@@ -34,6 +34,8 @@ class ExponentialLR(LRScheduler):
         [tensor(0.5000)]
     """
 
+    initial_learning_rate: float
+
     def __init__(
         self,
         optimizer: torch.optim.Optimizer,

@@ -35,6 +35,8 @@ class InverseExponentialTimeDecayLR(LRScheduler):
         [tensor(0.1000)]
     """
 
+    initial_learning_rate: float
+
     def __init__(
         self,
         optimizer: torch.optim.Optimizer,
@@ -75,6 +77,8 @@ class InverseSquareRootDecayLR(LRScheduler):
         >>> scheduler.get_last_lr()
         [tensor(0.2500)]
     """
+
+    initial_learning_rate: float
 
     def __init__(
         self,

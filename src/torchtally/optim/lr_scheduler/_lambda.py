@@ -35,6 +35,8 @@ class LambdaLR(LRScheduler):
         [tensor(0.5000)]
     """
 
+    initial_learning_rate: float
+
     def __init__(
         self,
         optimizer: torch.optim.Optimizer,
@@ -75,6 +77,8 @@ class MultiplicativeLR(LRScheduler):
         >>> scheduler.get_last_lr()
         [tensor(0.2500)]
     """
+
+    initial_learning_rate: float
 
     def __init__(
         self,

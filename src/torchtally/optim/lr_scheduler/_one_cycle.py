@@ -45,6 +45,8 @@ class OneCycleLR(LRScheduler):
         [tensor(1.)]
     """
 
+    initial_learning_rate: float
+
     def __init__(
         self,
         optimizer: torch.optim.Optimizer,

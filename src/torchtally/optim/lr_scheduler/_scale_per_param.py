@@ -53,9 +53,7 @@ class ScalePerParamLR(LRScheduler):
             float(group.get("adjust_learning_rate", group.get("adjust_val", 1.0)))
             for group in optimizer.param_groups
         ]
-        initial = getattr(scheduler, "initial_learning_rate", None)
-        if initial is not None:
-            self.initial_learning_rate = initial
+        self.initial_learning_rate = scheduler.initial_learning_rate
         super().__init__(optimizer, total_iters=scheduler.total_iters)
 
     def _get_closed_form_lr(self) -> Tensor:

@@ -34,6 +34,8 @@ class StepLR(LRScheduler):
         [tensor(0.2500)]
     """
 
+    initial_learning_rate: float
+
     def __init__(
         self,
         optimizer: torch.optim.Optimizer,
@@ -69,6 +71,8 @@ class MultiStepLR(LRScheduler):
         >>> scheduler.get_last_lr()
         [tensor(0.2500)]
     """
+
+    initial_learning_rate: float
 
     def __init__(
         self,
@@ -113,6 +117,8 @@ class PiecewiseConstantLR(LRScheduler):
         >>> scheduler.get_last_lr()
         [tensor(0.5000)]
     """
+
+    initial_learning_rate: float
 
     def __init__(
         self,

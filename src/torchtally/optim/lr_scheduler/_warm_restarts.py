@@ -38,6 +38,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         [tensor(1.)]
     """
 
+    initial_learning_rate: float
+
     def __init__(
         self,
         optimizer: torch.optim.Optimizer,

@@ -26,7 +26,7 @@ import os
 import uuid
 import zipfile
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import torch
 
@@ -37,6 +37,9 @@ from torchtally.runtime._checkpoint.encode import encode_tree
 from torchtally.runtime._checkpoint.format import CheckpointError, import_h5py
 from torchtally.runtime._checkpoint.hdf5 import read_container, write_container
 from torchtally.runtime._checkpoint.retention import record_and_prune
+
+if TYPE_CHECKING:
+    from torchtally.runtime._backend import Backend
 
 __all__ = ["CheckpointError", "load", "save"]
 
@@ -366,12 +369,12 @@ def _resolve_limit(explicit: int | Literal[_Unset.TOKEN] | None) -> int | None:
     backend = _current_backend()
     if backend is None:
         return None
-    value = getattr(backend, "max_checkpoints", None)
+    value = backend.max_checkpoints
     check_int("max_checkpoints", value, 1, allow_none=True)
     return value
 
 
-def _current_backend() -> Any:
+def _current_backend() -> Backend | None:
     """The active cstorch backend, or None; the backend module is optional at this layer."""
     try:
         from torchtally.runtime._backend import current_backend
