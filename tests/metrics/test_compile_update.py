@@ -262,6 +262,29 @@ def test_assert_traceable_accepts_a_metric_with_compile_update_on() -> None:
     assert metric.num_updates == 0  # checked on copies
 
 
+def test_inference_mode_inputs_get_one_more_graph_not_one_per_call() -> None:
+    counter = CompileCounterWithBackend("aot_eager")
+    metric = MeanMetric().compile_update(backend=counter)
+    for i in range(6):
+        with torch.inference_mode(i % 2 == 1):
+            metric.update(torch.full((4 + i,), float(i)))
+    assert counter.frame_count == 2
+    assert float(metric.compute()) == pytest.approx(sum(i * (4 + i) for i in range(6)) / 39)
+
+
+def test_a_compiled_metric_is_freed_with_its_graphs() -> None:
+    """The registry holds metrics weakly; the compiled callable must not keep one alive."""
+    import gc
+    import weakref
+
+    metric = AUROCMetric(capacity=32).compile_update(backend="aot_eager")
+    metric.update(torch.tensor([0, 1, 1]), torch.tensor([0.2, 0.7, 0.6]))
+    alive = weakref.ref(metric)
+    del metric
+    gc.collect()
+    assert alive() is None
+
+
 def test_boundary_stays_eager_lists_and_dtype_work_compiled() -> None:
     metric = MeanMetric().compile_update(backend="aot_eager")
     metric.update([1.0, 2.0, 3.0], dtype=torch.float16)

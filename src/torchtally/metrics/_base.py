@@ -414,7 +414,9 @@ class Metric(nn.Module, ABC):
 
         Guards are set up not to recompile on successive calls or a changing batch size: the
         leading dimension of every tensor argument is marked dynamic up front (a batch of 0
-        or 1 rows still gets its own graph, as torch specializes those sizes). A device move
+        or 1 rows still gets its own graph, as torch specializes those sizes), and the graph
+        runs with grad off whatever the caller's mode (inputs made under
+        `torch.inference_mode()` get a second graph: their tensors differ). A device move
         or a copy (`deepcopy`, pickling) drops the compiled callable, rebuilt on next use.
         Updates inside an outer `torch.compile` or a traced step are traced as usual.
 
@@ -496,7 +498,7 @@ class Metric(nn.Module, ABC):
         warnings.warn(
             f"`{self.name}` ({type(self).__name__}): update cannot be compiled "
             f"({type(error).__name__}: {summary}); it runs eagerly from now on, with the "
-            "same results.",
+            "same results. Call compile_update(False) on it to leave this warning out.",
             RuntimeWarning,
             stacklevel=4,
         )
