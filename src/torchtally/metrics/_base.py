@@ -160,6 +160,9 @@ def _count_update(update: _F) -> _F:
 
     # Its own code object per metric class too, should Dynamo ever compile it as a frame.
     _update_body.__code__ = _update_body.__code__.replace()
+    # For a caller that compiles several metrics' update bodies into one graph (a collection's
+    # `compile_update`): it runs each metric's host work itself, eagerly, before the graph.
+    wrapped._torchtally_prologue = _prologue  # type: ignore[attr-defined]
     return _own_code(wrapped)  # type: ignore[return-value]
 
 
@@ -439,27 +442,12 @@ class Metric(nn.Module, ABC):
             >>> for batch in loader:  # doctest: +SKIP
             ...     metric.update(batch)
         """
-        if not isinstance(enabled, bool):
-            raise TypeError(f"Argument `enabled` must be a bool. Received: enabled={enabled!r}")
-        if compile_kwargs.get("fullgraph", True) is not True:
-            raise ValueError(
-                "Argument `fullgraph` must be True for compile_update (a graph break would "
-                "run part of the update eagerly, with host syncs). "
-                f"Received: fullgraph={compile_kwargs['fullgraph']!r}"
-            )
-        unknown = sorted(set(compile_kwargs) - _COMPILE_KWARGS)
-        if unknown:
-            raise TypeError(
-                f"Argument `compile_kwargs` must hold torch.compile arguments "
-                f"{sorted(_COMPILE_KWARGS)}. Received: {unknown}"
-            )
-        if not enabled:
+        options = _compile_update_options(enabled, compile_kwargs)
+        if options is None:
             # The compiled callable is kept: switching back on with the same options reuses
             # its graphs instead of compiling again.
             self.__dict__["_compile_options"] = None
             return self
-        options = {**compile_kwargs, "fullgraph": True}
-        options.setdefault("dynamic", None)
         if options != self.__dict__.get("_compiled_with"):
             self.__dict__.pop("_compiled_callable", None)
         self.__dict__["_compile_mark_dynamic"] = options["dynamic"] is None
@@ -471,9 +459,21 @@ class Metric(nn.Module, ABC):
         """Whether eager `update` calls go through the compiled callable (`compile_update`)."""
         return self.__dict__.get("_compile_options") is not None
 
-    def _build_compiled_update(self) -> Callable[..., Any]:
+    def _update_prologue(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The host work of an outermost `update` call (`dtype=`, the boundary's conversions),
+        for a caller that then runs `_update_body_function()` itself (`kwargs` is consumed)."""
+        prologue = type(self).update._torchtally_prologue  # type: ignore[attr-defined]
+        return prologue(self, args, kwargs)  # type: ignore[no-any-return]
+
+    def _update_body_function(self) -> Callable[..., Any]:
+        """This metric's plain `update` (the subclass's own code, without the bookkeeping)."""
         update = type(self).update
-        body = getattr(update, "__wrapped__", update)
+        return getattr(update, "__wrapped__", update)
+
+    def _build_compiled_update(self) -> Callable[..., Any]:
+        body = self._update_body_function()
 
         def compiled_update(metric: Metric, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             result = body(metric, *args, **kwargs)
@@ -1094,6 +1094,30 @@ def compute_all_metrics() -> dict[str, Any]:
 
 #: What `compile_update` passes on to `torch.compile`.
 _COMPILE_KWARGS = frozenset({"backend", "mode", "options", "dynamic", "fullgraph"})
+
+
+def _compile_update_options(enabled: bool, compile_kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    """Check `compile_update`'s arguments (a metric's or a collection's): the options for
+    `torch.compile` (`fullgraph=True`, `dynamic` defaulted to None), or None when disabled."""
+    if not isinstance(enabled, bool):
+        raise TypeError(f"Argument `enabled` must be a bool. Received: enabled={enabled!r}")
+    if compile_kwargs.get("fullgraph", True) is not True:
+        raise ValueError(
+            "Argument `fullgraph` must be True for compile_update (a graph break would "
+            "run part of the update eagerly, with host syncs). "
+            f"Received: fullgraph={compile_kwargs['fullgraph']!r}"
+        )
+    unknown = sorted(set(compile_kwargs) - _COMPILE_KWARGS)
+    if unknown:
+        raise TypeError(
+            f"Argument `compile_kwargs` must hold torch.compile arguments "
+            f"{sorted(_COMPILE_KWARGS)}. Received: {unknown}"
+        )
+    if not enabled:
+        return None
+    options = {**compile_kwargs, "fullgraph": True}
+    options.setdefault("dynamic", None)
+    return options
 
 
 def _mark_batch_dynamic(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
