@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import Any, final
 
-import torch  # noqa: F401  (doctest namespace)
+import torch
 from torch import nn
 
-from torchtally.metrics._base import Metric
+from torchtally.metrics._base import (
+    Metric,
+    _compile_update_options,
+    _is_compile_failure,
+    _mark_batch_dynamic,
+)
 from torchtally.metrics._sync import distributed_world_size, sync_states, unsync_states
 
 __all__ = ["MetricCollection"]
@@ -107,10 +113,155 @@ class MetricCollection(nn.Module):
         """Update every metric (each shared statistic once) with the same inputs."""
         if "weights" in kwargs and kwargs["weights"] is not None:
             self._refuse_weights_for_derived()
+        if (
+            self.__dict__.get("_compile_options") is not None
+            and not torch.compiler.is_compiling()
+            # Under a dispatch mode (FakeTensorMode, make_fx, a profiler's) the call is being
+            # traced or inspected, not run: it takes the plain path, as a metric's does.
+            and not torch._C._len_torch_dispatch_stack()
+        ):
+            self._compiled_update(args, kwargs)
+            return
+        self._update_eagerly(args, kwargs)
+
+    def _update_eagerly(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         for group in self.groups:
             self._metric(group[0]).update(*args, **kwargs)
         for name in self.metrics:
             self._metric(name)._cached = None
+
+    # ------------------------------------------------------------------ compile_update
+
+    def compile_update(self, enabled: bool = True, **compile_kwargs: Any) -> MetricCollection:
+        """Run eager `update` calls of the whole collection through one cached `torch.compile`
+        (or go back to plain eager with `enabled=False`); returns the collection.
+
+        `Metric.compile_update` for a collection: one `torch.compile(fullgraph=True)` graph
+        holds every member's update (each shared statistic once, as eagerly), so N metrics
+        pay one compiled call's overhead instead of N eager updates' Python dispatch. The
+        same contract: each member's boundary stays eager (array conversion, `dtype=`,
+        detaching), update counters and caches are kept exactly, the batch dimension is
+        dynamic (no recompile when it changes), the graph runs with grad off, a device move
+        or a copy drops the compiled callable (rebuilt on next use), and so does a change of
+        members. A collection whose update cannot be compiled runs eagerly, with one warning,
+        and stays eager: the numbers are those of eager. Inside an outer `torch.compile` or
+        a traced step the update is traced as usual.
+
+        Members that enabled their own `compile_update` are inlined (their plain update in
+        the collection's graph, never a compile inside a compile); they still use their own
+        when updated alone.
+
+        Args:
+            enabled: Compile (True) or update eagerly (False).
+            **compile_kwargs: Passed to `torch.compile` (`backend`, `mode`, `options`,
+                `dynamic`), as for `Metric.compile_update`.
+
+        Example:
+            >>> from torchtally.metrics import AccuracyMetric, F1ScoreMetric
+            >>> metrics = MetricCollection(  # doctest: +SKIP
+            ...     [AccuracyMetric(), F1ScoreMetric(10, average_type="macro")]
+            ... ).compile_update()
+            >>> for scores, labels in loader:  # doctest: +SKIP
+            ...     metrics.update(labels, scores)
+        """
+        options = _compile_update_options(enabled, compile_kwargs)
+        state = self.__dict__
+        if options is None:
+            # Kept: switching back on with the same options reuses the graph.
+            state["_compile_options"] = None
+            return self
+        if options != state.get("_compiled_with"):
+            state.pop("_compiled_callable", None)
+        state["_compile_options"] = options
+        return self
+
+    @property
+    def update_is_compiled(self) -> bool:
+        """Whether eager `update` calls go through one compiled graph (`compile_update`)."""
+        return self.__dict__.get("_compile_options") is not None
+
+    def _runners(self) -> list[Metric]:
+        return [self._metric(g[0]) for g in self.groups]
+
+    def _build_compiled_update(self, runners: list[Metric]) -> Callable[..., Any]:
+        bodies = tuple(m._update_body_function() for m in runners)
+
+        def compiled_update(
+            members: tuple[Metric, ...], inputs: tuple[tuple[tuple[Any, ...], dict[str, Any]], ...]
+        ) -> None:
+            for body, metric, (args, kwargs) in zip(bodies, members, inputs):
+                body(metric, *args, **kwargs)
+                metric.__dict__["_buffers"]["_num_updates"].add_(1)
+
+        # Its own code object per collection: Dynamo keeps one cache and one recompile limit
+        # per code object, so collections must not share (and evict) each other's graphs.
+        compiled_update.__code__ = compiled_update.__code__.replace()
+        options = dict(self.__dict__["_compile_options"])
+        run = torch.compile(compiled_update, **options)
+        self.__dict__["_compiled_callable"] = run
+        self.__dict__["_compiled_with"] = options
+        # The members it was built for: another set (a member added or replaced) rebuilds.
+        self.__dict__["_compiled_for"] = tuple(id(m) for m in runners)
+        return run
+
+    def _compiled_update(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        state = self.__dict__
+        runners = self._runners()
+        run = state.get("_compiled_callable")
+        if run is None or state.get("_compiled_for") != tuple(id(m) for m in runners):
+            run = self._build_compiled_update(runners)
+        claimed = _claim(runners)
+        try:
+            # Each member's own host work, eagerly, in the order eager updates would run it
+            # (an argument error is raised by the member that raises it eagerly).
+            inputs = tuple(m._update_prologue(args, dict(kwargs)) for m in runners)
+            if state["_compile_options"]["dynamic"] is None:
+                for member_args, member_kwargs in inputs:
+                    _mark_batch_dynamic(member_args, member_kwargs)
+            for m in runners:
+                m.__dict__["_update_depth"] += 1
+            # One grad mode whatever the caller's (see Metric.compile_update).
+            grad = torch.is_grad_enabled()
+            if grad:
+                torch._C._set_grad_enabled(False)
+            failure: Exception | None = None
+            try:
+                run(tuple(runners), inputs)
+            except Exception as error:
+                if not _is_compile_failure(error):
+                    raise
+                failure = error
+            finally:
+                if grad:
+                    torch._C._set_grad_enabled(True)
+                for m in runners:
+                    m.__dict__["_update_depth"] -= 1
+        finally:
+            _release(claimed)
+        if failure is not None:
+            # Dynamo fails while tracing, before any of the graph runs: the states are
+            # untouched and the eager update decides (its own error is the user's to see).
+            self._update_eagerly(args, kwargs)
+            self._give_up_compiling(failure)
+            return
+        for member in self.metrics.values():
+            member.__dict__["_cached"] = None
+            # The graph wrote any `cat` fill counts: a host note of them is stale.
+            member.__dict__.pop("_cat_fill", None)
+
+    def _give_up_compiling(self, error: Exception) -> None:
+        import warnings
+
+        self.__dict__["_compile_options"] = None
+        self.__dict__.pop("_compiled_callable", None)
+        summary = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        warnings.warn(
+            f"MetricCollection {list(self.metrics)}: update cannot be compiled "
+            f"({type(error).__name__}: {summary}); it runs eagerly from now on, with the "
+            "same results. Call compile_update(False) on it to leave this warning out.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
     def _refuse_weights_for_derived(self) -> None:
         refusing = [n for n in self._sources if not self._metric(n).derived_supports_weights]
@@ -204,9 +355,19 @@ class MetricCollection(nn.Module):
         self._alias_shared_states()
 
     def _apply(self, fn: Callable[..., Any], recurse: bool = True) -> MetricCollection:
+        # A move or a cast replaces the states: the graph would only fail its guards.
+        self.__dict__.pop("_compiled_callable", None)
         super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
         self._alias_shared_states()  # .to()/.cuda() re-allocate each member's buffers
         return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A compiled callable cannot be pickled, nor usefully deep-copied (its graphs guard
+        # on the original members); the copy rebuilds its own on first use.
+        state = dict(super().__getstate__())  # type: ignore[no-untyped-call]
+        state.pop("_compiled_callable", None)
+        state.pop("_compiled_for", None)
+        return state
 
     # --------------------------------------------------------------------- mapping
 
@@ -236,6 +397,31 @@ class MetricCollection(nn.Module):
 
     def items(self) -> list[tuple[str, Metric]]:
         return list(self._items())
+
+
+def _claim(metrics: list[Metric]) -> list[Metric]:
+    """Claim every member for this thread, as each one's eager `update` does (metrics are not
+    thread-safe); the members claimed, to release."""
+    me = threading.get_ident()
+    claimed: list[Metric] = []
+    for metric in metrics:
+        state = metric.__dict__
+        mine = "_update_thread" not in state
+        if state.setdefault("_update_thread", me) != me:
+            _release(claimed)
+            raise RuntimeError(
+                f"Metric `{metric.name}` is being updated from two threads at once; metrics "
+                "are not thread-safe. Give each thread its own metric and combine them with "
+                "merge_state(), or serialise the updates with a lock."
+            )
+        if mine:
+            claimed.append(metric)
+    return claimed
+
+
+def _release(claimed: list[Metric]) -> None:
+    for metric in claimed:
+        metric.__dict__.pop("_update_thread", None)
 
 
 def _named(metrics: Mapping[str, Metric] | Sequence[Metric]) -> dict[str, Metric]:
