@@ -401,12 +401,16 @@ def test_a_compiled_collection_is_freed_with_its_graph() -> None:
     assert alive() is None and all(m() is None for m in members)
 
 
-def _sync_worker(rank: int, world: int) -> tuple[dict[str, Any], dict[str, int]]:
-    """Each gloo rank: compiled updates of its own batches, then `compute` (one sync)."""
+def _sync_worker(rank: int, world: int) -> tuple[dict[str, Any], dict[str, int], dict[str, int]]:
+    """Each gloo rank: compiled and eager updates of its own batches, then `compute` (one sync
+    each); the compiled values and both collections' update counters."""
     batches = classification_batches((7, 12, 5, 9), seed=40)[rank::world]
-    collection = six_metrics().compile_update(backend="aot_eager")
-    feed(collection, batches)
-    return collection.compute(), member_counts(collection)
+    compiled, eager = six_metrics().compile_update(backend="aot_eager"), six_metrics()
+    feed(compiled, batches)
+    feed(eager, batches)
+    values = compiled.compute()
+    eager.compute()
+    return values, member_counts(compiled), member_counts(eager)
 
 
 @pytest.mark.slow
@@ -417,8 +421,7 @@ def test_compiled_collections_sync_over_two_gloo_ranks() -> None:
     everything = six_metrics()
     feed(everything, classification_batches((7, 12, 5, 9), seed=40))
     expected = everything.compute()
-    single = six_metrics()
-    feed(single, classification_batches((7, 12, 5, 9), seed=40)[::2])
-    for values, updates in results:
+    for values, compiled_counts, eager_counts in results:
         assert_same_values(values, expected)
-        assert updates == member_counts(single)
+        assert compiled_counts == eager_counts
+        assert compiled_counts["confusion"] == 2  # the local count, restored after the sync
