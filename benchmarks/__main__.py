@@ -44,6 +44,12 @@ SECTIONS: dict[str, tuple[str, list[str], list[str], str]] = {
     "grid": ("bench_eager_grid", [], ["--quick"], "10. Eager update grid vs every peer"),
     "step": ("bench_step_overhead", [], ["--quick"], "11. Metrics inside a compiled step"),
     "compat": ("bench_compat", [], ["--rounds", "10"], "12. TorchMetrics collection on compat"),
+    "collection_compile": (
+        "bench_collection_compile",
+        [],
+        ["--rounds", "5", "--inner", "3"],
+        "13. Collection compile_update vs eager and peers",
+    ),
 }
 GPU_SECTION = ("bench_gpu_step", [], ["--steps", "50"], "GPU: training step with six metrics")
 
