@@ -180,10 +180,18 @@ class MetricCollection(nn.Module):
         """Whether eager `update` calls go through one compiled graph (`compile_update`)."""
         return self.__dict__.get("_compile_options") is not None
 
-    def _runners(self) -> list[Metric]:
-        return [self._metric(g[0]) for g in self.groups]
+    def _runners(self) -> tuple[Metric, ...]:
+        """The members whose update runs (one per shared statistic), cached per member set."""
+        state = self.__dict__
+        members = tuple(state["_modules"]["metrics"].values())
+        cached = state.get("_runners_of")
+        if cached is not None and cached[0] == members:
+            return cached[1]  # type: ignore[no-any-return]
+        runners = tuple(self._metric(g[0]) for g in self.groups)
+        state["_runners_of"] = (members, runners)
+        return runners
 
-    def _build_compiled_update(self, runners: list[Metric]) -> Callable[..., Any]:
+    def _build_compiled_update(self, runners: tuple[Metric, ...]) -> Callable[..., Any]:
         bodies = tuple(m._update_body_function() for m in runners)
 
         def compiled_update(
@@ -216,8 +224,14 @@ class MetricCollection(nn.Module):
             # (an argument error is raised by the member that raises it eagerly).
             inputs = tuple(m._update_prologue(args, dict(kwargs)) for m in runners)
             if state["_compile_options"]["dynamic"] is None:
+                marked: set[int] = set()
                 for member_args, member_kwargs in inputs:
-                    _mark_batch_dynamic(member_args, member_kwargs)
+                    # Members given the same tensors (the common call) mark them once.
+                    if id(member_args) not in marked:
+                        marked.add(id(member_args))
+                        _mark_batch_dynamic(member_args, member_kwargs)
+                    elif member_kwargs:
+                        _mark_batch_dynamic((), member_kwargs)
             for m in runners:
                 m.__dict__["_update_depth"] += 1
             # One grad mode whatever the caller's (see Metric.compile_update).
@@ -226,7 +240,7 @@ class MetricCollection(nn.Module):
                 torch._C._set_grad_enabled(False)
             failure: Exception | None = None
             try:
-                run(tuple(runners), inputs)
+                run(runners, inputs)
             except Exception as error:
                 if not _is_compile_failure(error):
                     raise
@@ -244,7 +258,7 @@ class MetricCollection(nn.Module):
             self._update_eagerly(args, kwargs)
             self._give_up_compiling(failure)
             return
-        for member in self.metrics.values():
+        for member in state["_modules"]["metrics"].values():
             member.__dict__["_cached"] = None
             # The graph wrote any `cat` fill counts: a host note of them is stale.
             member.__dict__.pop("_cat_fill", None)
@@ -367,6 +381,7 @@ class MetricCollection(nn.Module):
         state = dict(super().__getstate__())  # type: ignore[no-untyped-call]
         state.pop("_compiled_callable", None)
         state.pop("_compiled_for", None)
+        state.pop("_runners_of", None)
         return state
 
     # --------------------------------------------------------------------- mapping
@@ -399,7 +414,7 @@ class MetricCollection(nn.Module):
         return list(self._items())
 
 
-def _claim(metrics: list[Metric]) -> list[Metric]:
+def _claim(metrics: tuple[Metric, ...]) -> list[Metric]:
     """Claim every member for this thread, as each one's eager `update` does (metrics are not
     thread-safe); the members claimed, to release."""
     me = threading.get_ident()
