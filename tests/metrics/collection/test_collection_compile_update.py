@@ -4,9 +4,10 @@ The oracle is the same collection updated eagerly on the same batches: every sta
 (exactly for integer states, to float round-off for float ones), every value equal, the same
 error counts and messages for bad values. Graphs are counted with Dynamo's own counters.
 
-Unmarked tests compile with the `aot_eager` backend (Dynamo's capture and AOTAutograd's
-functionalized graph: what decides what the compiled update does to the states) to stay fast
-on a small CPU; the default inductor backend runs in `slow` tests.
+Unmarked tests that compare states compile with the `aot_eager` backend (Dynamo's capture and
+AOTAutograd's functionalized graph: what decides what the compiled update does to the states);
+those about the switch's bookkeeping (graphs counted, modes, copies) with Dynamo's `eager`
+backend, the cheapest capture; the default inductor backend runs in `slow` tests.
 """
 
 from __future__ import annotations
@@ -186,26 +187,26 @@ def test_bad_values_count_the_same_errors_and_raise_the_same_message() -> None:
 
 def test_reset_state_dict_and_merge_keep_the_graph() -> None:
     counter = CompileCounterWithBackend("aot_eager")
-    first, second, third = classification_batches((9, 6, 11), seed=3)
-    compiled = six_metrics().compile_update(backend=counter).persistent(True)
+    first, second, third = regression_batches((9, 6, 11), seed=3)
+    compiled = regression().compile_update(backend=counter).persistent(True)
     feed(compiled, [third])
     compiled.reset()
     feed(compiled, [first])
-    eager = six_metrics().persistent(True)
+    eager = regression().persistent(True)
     feed(eager, [first])
     assert_same_states(compiled, eager)
     # A checkpoint loaded into another compiled collection, then more compiled updates.
     buffer = io.BytesIO()
     torch.save(compiled.state_dict(), buffer)
     buffer.seek(0)
-    restored = six_metrics().compile_update(backend=counter).persistent(True)
+    restored = regression().compile_update(backend=counter).persistent(True)
     restored.load_state_dict(torch.load(buffer, weights_only=True))
     feed(restored, [second])
     feed(eager, [second])
     assert_same_states(restored, eager)
     assert_same_values(restored.compute(), eager.compute())
     # Another rank's (or worker's) state merged into each updated member, then an update.
-    other = six_metrics()
+    other = regression()
     feed(other, [third])
     for group in restored.groups:
         restored[group[0]].merge_state(other[group[0]])
@@ -248,7 +249,7 @@ def test_copies_pickles_and_moves_rebuild_the_graph_lazily() -> None:
 
 
 def test_adding_a_member_after_compiling_rebuilds_the_graph() -> None:
-    counter = CompileCounterWithBackend("aot_eager")
+    counter = CompileCounterWithBackend("eager")
     first, second = regression_batches((8, 5), seed=5)
     compiled = MetricCollection([MSEMetric(), R2ScoreMetric()]).compile_update(backend=counter)
     feed(compiled, [first])
@@ -265,8 +266,8 @@ def test_adding_a_member_after_compiling_rebuilds_the_graph() -> None:
 
 
 def test_members_compiled_on_their_own_are_inlined_not_nested() -> None:
-    own = CompileCounterWithBackend("aot_eager")
-    collection_counter = CompileCounterWithBackend("aot_eager")
+    own = CompileCounterWithBackend("eager")
+    collection_counter = CompileCounterWithBackend("eager")
     members = regression()
     for metric in members.values():
         metric.compile_update(backend=own)
@@ -287,7 +288,7 @@ def test_members_compiled_on_their_own_are_inlined_not_nested() -> None:
 
 
 def test_grad_and_no_grad_callers_share_one_graph_and_the_mode_is_restored() -> None:
-    counter = CompileCounterWithBackend("aot_eager")
+    counter = CompileCounterWithBackend("eager")
     compiled, eager = regression().compile_update(backend=counter), regression()
     for i, (labels, predictions) in enumerate(regression_batches((6, 9, 7, 5))):
         predictions.requires_grad_(True)  # a model's output, not detached
@@ -316,7 +317,7 @@ def test_the_boundary_stays_eager_lists_and_dtype_work_compiled() -> None:
 
 
 def test_argument_errors_are_the_eager_ones_and_compiling_stays_on() -> None:
-    compiled = regression().compile_update(backend="aot_eager")
+    compiled = regression().compile_update(backend="eager")
     feed(compiled, regression_batches((4,)))
     with pytest.raises(ValueError) as compiled_error:
         compiled.update(torch.zeros(3), torch.zeros(4))
@@ -350,8 +351,8 @@ def test_a_collection_that_cannot_compile_falls_back_to_eager_with_one_warning()
 
 
 def test_inside_an_outer_compile_the_update_is_traced_as_usual() -> None:
-    collection = regression().compile_update(backend="aot_eager")
-    step = torch.compile(collection.update, backend="aot_eager", fullgraph=True)
+    collection = regression().compile_update(backend="eager")
+    step = torch.compile(collection.update, backend="eager", fullgraph=True)
     eager = regression()
     for labels, predictions in regression_batches((5, 5)):
         step(labels, predictions)
@@ -361,7 +362,7 @@ def test_inside_an_outer_compile_the_update_is_traced_as_usual() -> None:
 
 
 def test_switching_off_and_on_reuses_the_graph() -> None:
-    counter = CompileCounterWithBackend("aot_eager")
+    counter = CompileCounterWithBackend("eager")
     compiled, eager = regression(), regression()
     for i, batch in enumerate(regression_batches((5, 6, 7, 8, 9))):
         compiled.compile_update(i % 2 == 0, backend=counter)
@@ -371,6 +372,30 @@ def test_switching_off_and_on_reuses_the_graph() -> None:
     assert counter.frame_count == 1
     assert_same_states(compiled, eager)
     assert compiled.compile_update() is compiled
+
+
+def test_mixing_compiled_collection_and_eager_member_updates_is_exact_for_a_cat_state() -> None:
+    """The graph appends to an exact AUROC's buffer and writes its fill count: an eager append
+    after it (which may trust a host note of the fill) must land after those rows, and back."""
+
+    def make() -> MetricCollection:
+        return MetricCollection({"auroc": AUROCMetric(capacity=128), "accuracy": AccuracyMetric()})
+
+    g = torch.Generator().manual_seed(7)
+    sizes = (9, 4, 11, 6, 3, 8)
+    batches = [(torch.randint(0, 2, (n,), generator=g), torch.rand(n, generator=g)) for n in sizes]
+    counter = CompileCounterWithBackend("aot_eager")
+    mixed, eager = make(), make()
+    for i, (labels, scores) in enumerate(batches):
+        mixed.compile_update(i % 2 == 0, backend=counter)
+        mixed.update(labels, scores)
+        eager.update(labels, scores)
+        mixed["auroc"].update(labels, 1 - scores)  # a member updated on its own, eagerly
+        eager["auroc"].update(labels, 1 - scores)
+    assert counter.frame_count == 1
+    assert int(mixed["auroc"].cat_count("codes")) == 2 * sum(sizes)
+    assert_same_states(mixed, eager)
+    assert_same_values(mixed.compute(), eager.compute())
 
 
 @pytest.mark.parametrize(
@@ -392,7 +417,7 @@ def test_a_compiled_collection_is_freed_with_its_graph() -> None:
     import gc
     import weakref
 
-    collection = regression().compile_update(backend="aot_eager")
+    collection = regression().compile_update(backend="eager")
     feed(collection, regression_batches((4,)))
     alive = weakref.ref(collection)
     members = [weakref.ref(m) for m in collection.values()]
