@@ -197,7 +197,10 @@ class MetricCollection(nn.Module):
         def compiled_update(
             members: tuple[Metric, ...], inputs: tuple[tuple[tuple[Any, ...], dict[str, Any]], ...]
         ) -> None:
-            for body, metric, (args, kwargs) in zip(bodies, members, inputs):
+            # One (args, kwargs) for every member when their boundaries changed nothing.
+            shared = len(inputs) == 1
+            for i, (body, metric) in enumerate(zip(bodies, members)):
+                args, kwargs = inputs[0 if shared else i]
                 body(metric, *args, **kwargs)
                 metric.__dict__["_buffers"]["_num_updates"].add_(1)
 
@@ -223,6 +226,10 @@ class MetricCollection(nn.Module):
             # Each member's own host work, eagerly, in the order eager updates would run it
             # (an argument error is raised by the member that raises it eagerly).
             inputs = tuple(m._update_prologue(args, dict(kwargs)) for m in runners)
+            if _same_inputs(inputs):
+                # Fewer graph inputs to guard: the common call passes plain tensors that every
+                # member's boundary leaves as they are.
+                inputs = inputs[:1]
             if state["_compile_options"]["dynamic"] is None:
                 marked: set[int] = set()
                 for member_args, member_kwargs in inputs:
@@ -412,6 +419,21 @@ class MetricCollection(nn.Module):
 
     def items(self) -> list[tuple[str, Metric]]:
         return list(self._items())
+
+
+def _same_inputs(inputs: tuple[tuple[tuple[Any, ...], dict[str, Any]], ...]) -> bool:
+    """Whether every member's boundary returned the same objects (compared by identity)."""
+    first_args, first_kwargs = inputs[0] if inputs else ((), {})
+    for args, kwargs in inputs[1:]:
+        if args is not first_args and (
+            len(args) != len(first_args) or any(a is not b for a, b in zip(args, first_args))
+        ):
+            return False
+        if kwargs.keys() != first_kwargs.keys() or any(
+            kwargs[k] is not first_kwargs[k] for k in kwargs
+        ):
+            return False
+    return True
 
 
 def _claim(metrics: tuple[Metric, ...]) -> list[Metric]:
