@@ -10,7 +10,9 @@ its batches until compute, never grows past `inner` batches.
 
 Per row: microseconds per update, the ratios, the wall seconds of the compiled collection's first
 update at that batch size (a cold compile: torch's compile caches are off), and the break-even
-call count (that compile over the per-call saving against the eager collection).
+call count (that compile over the per-call saving against the eager collection). A last row
+times four cheap regression metrics (MSE, MAE, SMAPE, R2) at the smallest batch: one compiled
+collection against the same four metrics each with its own `compile_update()`.
 
     python -m benchmarks.bench_collection_compile [--rounds N] [--batches 64 1024 16384]
 """
@@ -138,6 +140,65 @@ def measure(batch: int, rounds: int, inner: int) -> dict[str, Any]:
     return row
 
 
+def four_regression() -> tt.MetricCollection:
+    return tt.MetricCollection(
+        [tt.MSEMetric(), tt.MAEMetric(), tt.SMAPEMetric(), tt.R2ScoreMetric()]
+    )
+
+
+def measure_regression(batch: int, rounds: int, inner: int) -> dict[str, Any]:
+    """Four cheap regression metrics: one compiled collection against four metrics compiled
+    one by one (`Metric.compile_update`), against eager and TorchMetrics' collection."""
+    import torchmetrics
+    import torchmetrics.regression as tr
+
+    g = torch.Generator().manual_seed(batch)
+    labels = torch.randn(batch, generator=g)
+    predictions = labels + 0.3 * torch.randn(batch, generator=g)
+    eager, compiled = four_regression(), four_regression().compile_update()
+    singles = [metric.compile_update() for metric in four_regression().values()]
+    peers = torchmetrics.MetricCollection(
+        [
+            tr.MeanSquaredError(),
+            tr.MeanAbsoluteError(),
+            tr.SymmetricMeanAbsolutePercentageError(),
+            tr.R2Score(),
+        ]
+    )
+    start = time.perf_counter()
+    compiled.update(labels, predictions)
+    compile_s = time.perf_counter() - start
+
+    def each_compiled() -> None:
+        for metric in singles:
+            metric.update(labels, predictions)
+
+    each_compiled()
+    timings = interleaved(
+        {
+            EAGER: lambda: eager.update(labels, predictions),
+            COMPILED: lambda: compiled.update(labels, predictions),
+            "four metrics each compile_update": each_compiled,
+            TORCHMETRICS: lambda: peers.update(predictions, labels),
+        },
+        rounds=rounds,
+        inner=inner,
+        clock=time.thread_time,
+    )
+    us = {name: t.median_us for name, t in timings.items()}
+    row: dict[str, Any] = {"collection": "MSE+MAE+SMAPE+R2", "batch": batch}
+    row.update({f"{name} µs": round(value, 1) for name, value in us.items()})
+    row["compiled / eager"] = round(paired_ratio(timings[COMPILED], timings[EAGER])[1], 2)
+    row["compiled / each compiled"] = round(
+        paired_ratio(timings[COMPILED], timings["four metrics each compile_update"])[1], 2
+    )
+    row["compiled / TorchMetrics"] = round(
+        paired_ratio(timings[COMPILED], timings[TORCHMETRICS])[1], 2
+    )
+    row["first call s"] = round(compile_s, 2)
+    return row
+
+
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=15)
@@ -159,6 +220,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     # row's compile time is the compile, not the import.
     six_torchtally().compile_update().update(torch.tensor([0, 1]), torch.eye(CLASSES)[:2])
     rows = [measure(batch, args.rounds, args.inner) for batch in args.batches]
+    rows.append(measure_regression(min(args.batches), args.rounds, args.inner))
     for row in rows:
         print(json.dumps(row))
     return rows
