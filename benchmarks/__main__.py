@@ -119,26 +119,75 @@ def run(quick: bool, only: list[str] | None, device: str) -> Path:
             continue
         print(f"== {title}", flush=True)
         rows, stdout, stderr, code = _run_section(module, quick_args if quick else full_args)
-        results["sections"][name] = {"rows": rows, "returncode": code}
-        report += [f"## {title}", ""]
-        if rows:
-            report += [_table(rows), ""]
         # a section that printed JSON rows has its table above; keep only its other lines
         skip = ("{", "|") if rows else ("{",)
         non_json = "\n".join(line for line in stdout.splitlines() if not line.startswith(skip))
-        if non_json.strip():
-            report += ["```", non_json.strip(), "```", ""]
-        if code != 0:
-            tail = "\n".join(stderr.strip().splitlines()[-15:])
-            report += [f"**section exited with code {code}**", "", "```", tail, "```", ""]
+        error = "\n".join(stderr.strip().splitlines()[-15:]) if code != 0 else ""
+        section = {"title": title, "rows": rows, "notes": non_json.strip(), "returncode": code}
+        if error:
+            section["error"] = error
+        results["sections"][name] = section
+        report += _section_markdown(section)
         print(f"   {len(rows)} rows, exit {code}", flush=True)
     RESULTS.mkdir(exist_ok=True)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M")
     markdown = RESULTS / f"results-{stamp}.md"
     markdown.write_text("\n".join(report))
     (RESULTS / f"results-{stamp}.json").write_text(json.dumps(results, indent=2))
-    (RESULTS / "latest.md").write_text("\n".join(report))
+    (RESULTS / "latest.md").write_text(latest_markdown(RESULTS))
     return markdown
+
+
+def _section_markdown(section: dict[str, Any], source: str | None = None) -> list[str]:
+    """One section of a report: its table, its other output, its error if it failed."""
+    lines = [f"## {section['title']}", ""]
+    if source:
+        lines += [source, ""]
+    if section["rows"]:
+        lines += [_table(section["rows"]), ""]
+    if section.get("notes"):
+        lines += ["```", section["notes"], "```", ""]
+    if section["returncode"] != 0:
+        code = section["returncode"]
+        lines += [f"**section exited with code {code}**", ""]
+        if section.get("error"):
+            lines += ["```", section["error"], "```", ""]
+    return lines
+
+
+def latest_markdown(results: Path) -> str:
+    """Every section from the newest run that has it, so that a run of a few sections
+    (`--only`) updates those in latest.md instead of replacing the whole report."""
+    newest: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {}
+    for path in sorted(results.glob("results-*.json")):  # names sort by time
+        data = json.loads(path.read_text())
+        if data.get("quick"):
+            continue  # quick runs are smoke tests, not results
+        for name, section in data["sections"].items():
+            newest[name] = (path.stem, data["machine"]["date"], data["machine"], section)
+    report = [
+        "# torchtally benchmarks: the newest full-size run of each section",
+        "",
+        "Each section names its run (`results-*.md` beside this file has that run's machine and",
+        "versions). Reproduce: `python -m benchmarks run [--only SECTION ...]` (contenders",
+        "interleaved round-robin; medians; ratios are what to compare, absolute times vary with",
+        "machine load).",
+        "",
+    ]
+    order = [*SECTIONS, "gpu"]
+    for name in sorted(newest, key=lambda n: order.index(n) if n in order else len(order)):
+        stem, date, machine, section = newest[name]
+        title = section.get("title") or _title(name)
+        where = f"{machine.get('cpus', '?')} cpus, torch {machine.get('torch', '?')}"
+        source = f"Run {date} ({where}): `{stem}.md`."
+        report += _section_markdown({**section, "title": title}, source)
+    return "\n".join(report)
+
+
+def _title(name: str) -> str:
+    if name in SECTIONS:
+        return SECTIONS[name][3]
+    return GPU_SECTION[3] if name == "gpu" else name
 
 
 def main(argv: list[str] | None = None) -> int:
