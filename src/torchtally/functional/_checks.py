@@ -9,6 +9,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from torchtally.functional._blocks import blocked
+
 __all__ = [
     "check_broadcastable_to",
     "check_same_shape",
@@ -84,6 +86,19 @@ def count_nonfinite(values: Tensor) -> Tensor | None:
     """Number of NaN or infinite entries; None for integer tensors, which cannot hold them."""
     if not values.is_floating_point():
         return None
+    rows = blocked(values)
+    if rows is not None and values.is_contiguous():
+        # Eager CPU, a large batch: count block by block, so that the difference below is a
+        # cache-sized buffer reused by every block instead of a batch-sized fresh allocation.
+        flat = values.view(-1)
+        total = _count_nonfinite_piece(flat[:rows])
+        for start in range(rows, flat.shape[0], rows):
+            total.add_(_count_nonfinite_piece(flat[start : start + rows]))
+        return total
+    return _count_nonfinite_piece(values)
+
+
+def _count_nonfinite_piece(values: Tensor) -> Tensor:
     # x - x is +0.0 for finite x and NaN for NaN or ±inf, and count_nonzero counts NaN: two
     # passes where `isfinite` takes four before counting
     differences = values - values

@@ -1,0 +1,52 @@
+"""Eager CPU work in cache-sized blocks (issue 16) gives exactly the one-piece result: large
+batches against independent oracles (numpy counts, scikit-learn's top-k accuracy)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from sklearn.metrics import top_k_accuracy_score
+
+from torchtally.functional import _blocks
+from torchtally.functional._checks import count_nonfinite
+from torchtally.functional.classification._top_k_accuracy import top_k_accuracy
+from torchtally.metrics import TopKAccuracyMetric
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Blocks of 1000 elements from 5000 up: many blocks and a ragged last one, at test sizes.
+    monkeypatch.setattr(_blocks, "BLOCK_ELEMENTS", 1000)
+    monkeypatch.setattr(_blocks, "_BLOCK_FROM", 5000)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+def test_blocked_nonfinite_count_matches_numpy(small_blocks: None, dtype: torch.dtype) -> None:
+    g = torch.Generator().manual_seed(1)
+    values = torch.randn(7, 1234, generator=g).to(dtype)
+    flat = values.view(-1)
+    picks = torch.randint(0, flat.numel(), (60,), generator=g)
+    for i, bad in enumerate(picks.tolist()):
+        flat[bad] = (float("nan"), float("inf"), float("-inf"))[i % 3]
+    expected = int((~np.isfinite(values.double().numpy())).sum())
+    assert int(count_nonfinite(values)) == expected
+    assert int(count_nonfinite(values.t())) == expected  # not contiguous: one piece
+
+
+@pytest.mark.parametrize("shape", [(3001, 7), (450, 33)])
+def test_blocked_top_k_matches_sklearn_with_ties(small_blocks: None, shape) -> None:
+    g = torch.Generator().manual_seed(2)
+    rows, classes = shape
+    # Scores on a coarse grid: many ties, broken as scikit-learn does (higher index first).
+    scores = torch.randint(0, 4, shape, generator=g).double()
+    labels = torch.randint(0, classes, (rows,), generator=g)
+    for k in (1, 3):
+        expected = top_k_accuracy_score(
+            labels.numpy(), scores.numpy(), k=k, labels=np.arange(classes)
+        )
+        assert float(top_k_accuracy(labels, scores, k=k)) == pytest.approx(expected, abs=1e-12)
+        metric = TopKAccuracyMetric(k)
+        metric.update(labels[:100], scores[:100])  # one piece
+        metric.update(labels[100:], scores[100:])  # blocked
+        assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
