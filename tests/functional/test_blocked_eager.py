@@ -50,3 +50,19 @@ def test_blocked_top_k_matches_sklearn_with_ties(small_blocks: None, shape) -> N
         metric.update(labels[:100], scores[:100])  # one piece
         metric.update(labels[100:], scores[100:])  # blocked
         assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("size", [70_000, (1 << 20) + 3])
+def test_summed_nonfinite_count_matches_numpy(dtype: torch.dtype, size: int) -> None:
+    # 70k: counted by a float sum in one piece; 2^20 + 3: blocks and a ragged last block
+    g = torch.Generator().manual_seed(3)
+    values = torch.randn(size, generator=g).to(dtype)
+    picks = torch.randint(0, size, (500,), generator=g)
+    values[picks[:200]] = float("nan")
+    values[picks[200:350]] = float("inf")
+    values[picks[350:]] = float("-inf")
+    expected = int((~np.isfinite(values.numpy())).sum())
+    got = count_nonfinite(values)
+    assert got is not None and got.dtype == torch.int64 and got.dim() == 0
+    assert int(got) == expected

@@ -29,6 +29,11 @@ _SAME_WIDTH_INTS = {
     torch.float16: torch.int16,
     torch.bfloat16: torch.int16,
 }
+#: From this many elements a non-finite count sums (see count_nonfinite).
+_COUNT_BY_SUM_FROM = 1 << 16
+#: Dtypes whose sum of up to `_SUMMED_EXACTLY_UP_TO` zeros and ones is exact.
+_SUMMED_EXACTLY = (torch.float32, torch.float64)
+_SUMMED_EXACTLY_UP_TO = 1 << 24
 #: Below this many elements the extra view dispatch costs more than the faster count saves.
 _COUNT_BITS_FROM = 4096
 
@@ -102,6 +107,14 @@ def _count_nonfinite_piece(values: Tensor) -> Tensor:
     # x - x is +0.0 for finite x and NaN for NaN or ±inf, and count_nonzero counts NaN: two
     # passes where `isfinite` takes four before counting
     differences = values - values
+    if (
+        _COUNT_BY_SUM_FROM <= differences.numel() <= _SUMMED_EXACTLY_UP_TO
+        and differences.dtype in _SUMMED_EXACTLY
+    ):
+        # NaN -> 1 in place and a float sum: vectorized, where count_nonzero is not (about
+        # 1.5x faster at 2^18 elements). Exact: partial sums of 0s and 1s stay integers
+        # below 2^24.
+        return differences.nan_to_num_(1.0).sum().to(torch.int64)
     bits = _SAME_WIDTH_INTS.get(differences.dtype)
     if bits is not None and differences.numel() >= _COUNT_BITS_FROM:
         # +0.0 has all-zero bits and NaN does not, and CPU count_nonzero over integers is

@@ -31,7 +31,10 @@ def r2_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tens
         else residual.reshape(y.shape).sub_(y)
     )
     count = y.new_full((), y.shape[0])
-    return y.sum(0), y.square().sum(0), residual.square_().sum(0), count
+    sum_y = y.sum(0)
+    # Squared in place when `y` is this call's own float64 copy (one batch-sized buffer less)
+    squares = y.square() if labels.dtype == torch.float64 else y.square_()
+    return sum_y, squares.sum(0), residual.square_().sum(0), count
 
 
 def r2_compute(
