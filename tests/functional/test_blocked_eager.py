@@ -66,3 +66,36 @@ def test_summed_nonfinite_count_matches_numpy(dtype: torch.dtype, size: int) -> 
     got = count_nonfinite(values)
     assert got is not None and got.dtype == torch.int64 and got.dim() == 0
     assert int(got) == expected
+
+
+@pytest.mark.parametrize("label_dtype", [torch.float32, torch.float64, torch.int64])
+def test_blocked_regression_sums_match_sklearn(
+    monkeypatch: pytest.MonkeyPatch, label_dtype: torch.dtype
+) -> None:
+    from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+    from torchtally.functional.regression import _errors, _r2
+    from torchtally.metrics import MAEMetric, MSEMetric, R2ScoreMetric
+
+    for module in (_errors, _r2):  # blocks of 700 elements from 2000 up (ragged last block)
+        monkeypatch.setattr(module, "_BLOCK_FROM", 2000)
+        monkeypatch.setattr(module, "_BLOCK", 700)
+    g = torch.Generator().manual_seed(4)
+    labels = (torch.randn(5003, generator=g) * 3).to(label_dtype)
+    predictions = torch.randn(5003, generator=g) * 3
+    y, p = labels.double().numpy(), predictions.double().numpy()
+    for metric, oracle in (
+        (MSEMetric(), mean_squared_error),
+        (MAEMetric(), mean_absolute_error),
+        (R2ScoreMetric(), r2_score),
+    ):
+        metric.update(labels[:1000], predictions[:1000])  # one piece
+        metric.update(labels[1000:], predictions[1000:])  # blocked
+        assert float(metric.compute()) == pytest.approx(float(oracle(y, p)), rel=1e-12)
+    assert np.array_equal(labels.double().numpy(), y)  # the inputs are not modified
+    two = torch.stack([labels.double(), -labels.double()], 1)
+    both = torch.stack([predictions.double(), predictions.double()], 1)
+    metric = R2ScoreMetric(num_outputs=2, multioutput="raw_values")
+    metric.update(two, both)
+    expected = r2_score(two.numpy(), both.numpy(), multioutput="raw_values")
+    np.testing.assert_allclose(metric.compute().numpy(), expected, rtol=1e-12)

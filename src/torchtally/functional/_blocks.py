@@ -22,15 +22,23 @@ BLOCK_ELEMENTS = 1 << 18
 _BLOCK_FROM = 1 << 20
 
 
-def blocked(tensor: Tensor, row_elements: int = 1) -> int | None:
+def blocked(
+    tensor: Tensor,
+    row_elements: int = 1,
+    *,
+    from_elements: int | None = None,
+    block_elements: int | None = None,
+) -> int | None:
     """Rows per block for eager CPU work over `tensor` (rows along dim 0, `row_elements`
-    elements each), or None when it should be worked in one piece."""
+    elements each), or None when it should be worked in one piece (below `from_elements`,
+    default `_BLOCK_FROM`; blocks of about `block_elements`, default `BLOCK_ELEMENTS`)."""
     if (
-        tensor.numel() < _BLOCK_FROM
+        tensor.numel() < (_BLOCK_FROM if from_elements is None else from_elements)
         or tensor.device.type != "cpu"
         or torch.compiler.is_compiling()
         or torch.jit.is_tracing()
         or tracing(tensor)
     ):
         return None
-    return max(1, BLOCK_ELEMENTS // max(1, row_elements))
+    size = BLOCK_ELEMENTS if block_elements is None else block_elements
+    return max(1, size // max(1, row_elements))

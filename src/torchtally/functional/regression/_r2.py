@@ -8,6 +8,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice
+from torchtally.functional._blocks import blocked
 from torchtally.functional._checks import check_same_shape
 
 __all__ = ["MULTIOUTPUT", "r2_compute", "r2_score", "r2_update"]
@@ -21,6 +22,26 @@ def r2_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tens
     `labels` is `(N,)` for one output or `(N, num_outputs)`; sums are float64.
     """
     check_same_shape("labels", labels, "predictions", predictions)
+    outputs = math.prod(labels.shape[1:])
+    rows = blocked(labels, outputs, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+    if rows is None:
+        return _r2_piece(labels, predictions)
+    # Eager CPU, a large batch: in blocks of rows, so that the float64 copies are
+    # cache-sized buffers reused by every block instead of fresh batch-sized allocations.
+    sums = list(_r2_piece(labels[:rows], predictions[:rows]))
+    for start in range(rows, labels.shape[0], rows):
+        piece = _r2_piece(labels[start : start + rows], predictions[start : start + rows])
+        for total, part in zip(sums, piece, strict=True):
+            total.add_(part)
+    return sums[0], sums[1], sums[2], sums[3]
+
+
+#: From this many elements an eager CPU update works in blocks of about `_BLOCK` elements.
+_BLOCK_FROM = 1 << 17
+_BLOCK = 1 << 16
+
+
+def _r2_piece(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     y = labels.double().reshape(labels.shape[0], math.prod(labels.shape[1:]))
     # (p - y)² = (y - p)², taken in place in the predictions' float64 copy (one batch-sized
     # buffer, not two); a float64 input is never written
