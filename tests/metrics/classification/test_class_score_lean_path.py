@@ -57,3 +57,23 @@ def test_lean_path_error_counts_are_the_hand_counts() -> None:
         assert errors[1] == 0
         assert errors[2] == 3
         assert errors[3:] == [0, 0]
+
+
+@pytest.mark.parametrize("num_classes", [None, C])
+def test_accuracy_lean_path_matches_sklearn_and_hand_counts(num_classes: int | None) -> None:
+    from sklearn.metrics import accuracy_score
+
+    from torchtally.metrics import AccuracyMetric
+
+    labels, scores = _batch(11)
+    scores[3, 1] = float("nan")
+    scores[4, :] = float("-inf")
+    metric = AccuracyMetric(num_classes=num_classes)
+    unchecked = AccuracyMetric(num_classes=num_classes, check_values=False)
+    for m in (metric, unchecked):
+        m.update(labels, scores)
+    # scikit-learn over every row: an out-of-range label matches no argmax
+    expected = accuracy_score(labels.numpy(), scores.argmax(-1).numpy())
+    assert float(unchecked.compute()) == pytest.approx(expected, abs=1e-12)
+    errors = metric._buffers["_errors"].tolist()
+    assert errors == [int(((labels < 0) | (labels >= C)).sum()), 0, 2, 0, 0]
