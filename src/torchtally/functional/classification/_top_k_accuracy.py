@@ -26,6 +26,7 @@ from torchtally.functional.classification._inputs import check_index_labels
 __all__ = [
     "top_k_accuracy",
     "top_k_accuracy_compute",
+    "top_k_accuracy_counts",
     "top_k_accuracy_errors",
     "top_k_accuracy_update",
 ]
@@ -65,6 +66,35 @@ def top_k_accuracy_update(
     """
     check_int("k", k, 1)
     _check_inputs(labels, predictions)
+    hit, valid = _hits(labels, predictions, k)
+    if weights is None:
+        weight = valid.to(torch.float64)
+    else:
+        check_tensor("weights", weights)
+        check_same_shape("labels", labels, "weights", weights)
+        weight = torch.where(valid, weights.to(torch.float64), 0.0)
+    return torch.where(hit, weight, 0.0).sum(), weight.sum()
+
+
+def top_k_accuracy_counts(
+    labels: Tensor, predictions: Tensor, k: int, check_values: bool
+) -> tuple[Tensor, Tensor, tuple[Tensor | None, ...] | None]:
+    """Unweighted `top_k_accuracy_update` in fewer ops: the int64 counts of hits and of valid
+    labels, and (with `check_values`) `top_k_accuracy_errors` with the count of labels outside
+    `[0, num_classes)` read off the same comparison that makes the valid mask."""
+    check_int("k", k, 1)
+    _check_inputs(labels, predictions)
+    hit, valid = _hits(labels, predictions, k)
+    total = torch.count_nonzero(valid)
+    hits = torch.count_nonzero(hit.logical_and_(valid))
+    if not check_values:
+        return hits, total, None
+    outside = torch.rsub(total, labels.numel())
+    return hits, total, (outside, count_nonfinite(predictions), None, None)
+
+
+def _hits(labels: Tensor, predictions: Tensor, k: int) -> tuple[Tensor, Tensor]:
+    """Whether each label ranks in the top k, and whether it names a class at all."""
     num_classes = predictions.shape[-1]
     as_long = labels if labels.dtype == torch.int64 else labels.long()  # skip a no-op dispatch
     clamped = as_long.clamp(0, num_classes - 1).unsqueeze(-1)
@@ -81,14 +111,7 @@ def top_k_accuracy_update(
             stop = start + rows
             _ranks(flat[start:stop], flat_clamped[start:stop], columns, out=ranks[start:stop])
         hit = ranks.reshape(labels.shape) < k
-    valid = clamped.squeeze(-1) == as_long
-    if weights is None:
-        weight = valid.to(torch.float64)
-    else:
-        check_tensor("weights", weights)
-        check_same_shape("labels", labels, "weights", weights)
-        weight = torch.where(valid, weights.to(torch.float64), 0.0)
-    return torch.where(hit, weight, 0.0).sum(), weight.sum()
+    return hit, clamped.squeeze(-1) == as_long
 
 
 def _ranks(
