@@ -99,3 +99,36 @@ def test_blocked_regression_sums_match_sklearn(
     metric.update(two, both)
     expected = r2_score(two.numpy(), both.numpy(), multioutput="raw_values")
     np.testing.assert_allclose(metric.compute().numpy(), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("num_classes", [None, 3])
+def test_blocked_binned_histogram_matches_numpy(
+    monkeypatch: pytest.MonkeyPatch, num_classes: int | None
+) -> None:
+    from torchtally.functional.ranking import _binned_auroc
+
+    # blocks of 90 rows from 300 elements up (ragged last block)
+    monkeypatch.setattr(_binned_auroc, "_BLOCK_FROM", 300)
+    monkeypatch.setattr(_binned_auroc, "_BLOCK", 270 if num_classes else 90)
+    g = torch.Generator().manual_seed(5)
+    n, bins = 1001, 7
+    if num_classes is None:
+        labels = torch.randint(0, 2, (n,), generator=g)
+        scores = torch.rand(n, generator=g)
+    else:
+        labels = torch.randint(-1, num_classes + 1, (n,), generator=g)  # some invalid
+        scores = torch.rand(n, num_classes, generator=g)
+    scores.view(-1)[:5] = torch.tensor([0.0, 1.0, 1.5, -0.5, float("nan")])
+    got = _binned_auroc.binned_auroc_update(labels, scores, bins, num_classes=num_classes)
+    # numpy: bin = floor(score * bins) clamped to [0, bins - 1], NaN to bin 0
+    s = np.nan_to_num(scores.numpy().astype(np.float64), nan=0.0)
+    index = np.clip(np.floor(s * bins), 0, bins - 1).astype(np.int64)
+    y = labels.numpy()
+    expected = np.zeros((1 if num_classes is None else num_classes, 2, bins))
+    if num_classes is None:
+        np.add.at(expected[0], ((y > 0).astype(np.int64), index), 1.0)
+    else:
+        for k in range(num_classes):
+            valid = (y >= 0) & (y < num_classes)
+            np.add.at(expected[k], ((y[valid] == k).astype(np.int64), index[valid, k]), 1.0)
+    np.testing.assert_array_equal(got.numpy(), expected)
