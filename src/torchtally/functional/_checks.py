@@ -9,6 +9,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from torchtally.functional._blocks import blocked
+
 __all__ = [
     "check_broadcastable_to",
     "check_same_shape",
@@ -27,6 +29,11 @@ _SAME_WIDTH_INTS = {
     torch.float16: torch.int16,
     torch.bfloat16: torch.int16,
 }
+#: From this many elements a non-finite count sums (see count_nonfinite).
+_COUNT_BY_SUM_FROM = 1 << 16
+#: Dtypes whose sum of up to `_SUMMED_EXACTLY_UP_TO` zeros and ones is exact.
+_SUMMED_EXACTLY = (torch.float32, torch.float64)
+_SUMMED_EXACTLY_UP_TO = 1 << 24
 #: Below this many elements the extra view dispatch costs more than the faster count saves.
 _COUNT_BITS_FROM = 4096
 
@@ -84,9 +91,30 @@ def count_nonfinite(values: Tensor) -> Tensor | None:
     """Number of NaN or infinite entries; None for integer tensors, which cannot hold them."""
     if not values.is_floating_point():
         return None
+    rows = blocked(values)
+    if rows is not None and values.is_contiguous():
+        # Eager CPU, a large batch: count block by block, so that the difference below is a
+        # cache-sized buffer reused by every block instead of a batch-sized fresh allocation.
+        flat = values.view(-1)
+        total = _count_nonfinite_piece(flat[:rows])
+        for start in range(rows, flat.shape[0], rows):
+            total.add_(_count_nonfinite_piece(flat[start : start + rows]))
+        return total
+    return _count_nonfinite_piece(values)
+
+
+def _count_nonfinite_piece(values: Tensor) -> Tensor:
     # x - x is +0.0 for finite x and NaN for NaN or ±inf, and count_nonzero counts NaN: two
     # passes where `isfinite` takes four before counting
     differences = values - values
+    if (
+        _COUNT_BY_SUM_FROM <= differences.numel() <= _SUMMED_EXACTLY_UP_TO
+        and differences.dtype in _SUMMED_EXACTLY
+    ):
+        # NaN -> 1 in place and a float sum: vectorized, where count_nonzero is not (about
+        # 1.5x faster at 2^18 elements). Exact: partial sums of 0s and 1s stay integers
+        # below 2^24.
+        return differences.nan_to_num_(1.0).sum().to(torch.int64)
     bits = _SAME_WIDTH_INTS.get(differences.dtype)
     if bits is not None and differences.numel() >= _COUNT_BITS_FROM:
         # +0.0 has all-zero bits and NaN does not, and CPU count_nonzero over integers is

@@ -9,7 +9,14 @@ from torch import Tensor
 
 from torchtally.functional._checks import check_same_shape
 
-__all__ = ["mean", "mean_compute", "mean_update", "perplexity", "perplexity_update"]
+__all__ = [
+    "mean",
+    "mean_compute",
+    "mean_update",
+    "perplexity",
+    "perplexity_update",
+    "scalar_weight_mean_update",
+]
 
 
 def _sum_to_float64(value: Tensor) -> Tensor:
@@ -29,12 +36,8 @@ def mean_update(value: Tensor | float, weight: Tensor | float = 1.0) -> tuple[Te
     """Weighted sum and weight total of one batch; `weight` broadcasts to `value`'s shape."""
     value = torch.as_tensor(value)
     if isinstance(weight, (int, float)):
-        # A Python weight (the common `update(loss)`): one float64 sum of the values scaled
-        # once, instead of an N-sized broadcast product and a second sum over the weights.
-        total = _sum_to_float64(value)
-        scale = float(weight)
-        weighted = total if scale == 1.0 else total * scale
-        return weighted, total.new_full((), value.numel() * scale)
+        weighted, weight_total = scalar_weight_mean_update(value, weight)
+        return weighted, weighted.new_full((), weight_total)
     weight = torch.as_tensor(weight, device=value.device)
     if _broadcast_shape(weight.shape, value.shape) != value.shape:
         raise ValueError(
@@ -45,6 +48,18 @@ def mean_update(value: Tensor | float, weight: Tensor | float = 1.0) -> tuple[Te
     value64 = value.to(torch.float64)
     weight64 = torch.broadcast_to(weight.to(torch.float64), value.shape)
     return (value64 * weight64).sum(), weight64.sum()
+
+
+def scalar_weight_mean_update(value: Tensor, weight: float) -> tuple[Tensor, float]:
+    """`mean_update` with a Python weight (the common `update(loss)`): the weighted sum as a
+    0-d float64 tensor and the weight total as a Python number (known from the shape, so a
+    metric adds it to its state without making a tensor for it).
+
+    One float64 sum of the values scaled once, instead of an N-sized broadcast product and a
+    second sum over the weights."""
+    total = _sum_to_float64(value)
+    scale = float(weight)
+    return (total if scale == 1.0 else total * scale), value.numel() * scale
 
 
 def _broadcast_shape(a: torch.Size, b: torch.Size) -> torch.Size | None:

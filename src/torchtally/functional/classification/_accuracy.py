@@ -24,6 +24,7 @@ __all__ = [
     "accuracy_errors",
     "accuracy_update",
     "accuracy_update_checked",
+    "class_score_accuracy_update",
 ]
 
 
@@ -150,6 +151,38 @@ def accuracy_update_checked(
         )
         nonfinite = count_nonfinite(predictions)
     return (*counts, bad_labels, bad_predictions, nonfinite)
+
+
+def class_score_accuracy_update(
+    labels: object,
+    predictions: object,
+    num_classes: int | None,
+    check_values: bool,
+) -> tuple[Tensor, int, tuple[Tensor | None, ...] | None] | None:
+    """`accuracy_update_checked` (or `accuracy_update`) of the commonest batch, `(N,)` int64
+    labels and `(N, C)` class scores with no weights and no ignored label, in the fewest ops:
+    `(correct, total, errors)` with the errors in `accuracy_errors` order plus the non-finite
+    rows, then None for the two weight checks (None when not `check_values`). None for
+    anything else, which takes the ordinary path."""
+    if not (
+        isinstance(labels, Tensor)
+        and isinstance(predictions, Tensor)
+        and labels.dtype == torch.int64
+        and labels.dim() == 1
+        and predictions.dim() == 2
+        and predictions.is_floating_point()
+        and predictions.shape[0] == labels.shape[0]
+        and predictions.shape[1] > 1
+        and num_classes in (None, predictions.shape[1])
+    ):
+        return None
+    if not check_values:
+        correct = torch.count_nonzero(predictions.argmax(-1) == labels)
+        return correct, labels.shape[0], None
+    top = predictions.max(dim=-1)
+    correct = torch.count_nonzero(top.indices == labels)
+    bad_labels = count_outside(labels, 0, predictions.shape[1])
+    return correct, labels.shape[0], (bad_labels, None, count_nonfinite(top.values), None, None)
 
 
 def _accuracy_counts(

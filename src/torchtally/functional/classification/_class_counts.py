@@ -27,7 +27,13 @@ from torchtally.functional.classification._valid_inputs import (
     multiclass_inputs,
 )
 
-__all__ = ["class_counts", "class_counts_errors", "class_counts_update", "class_counts_width"]
+__all__ = [
+    "add_class_counts",
+    "class_counts",
+    "class_counts_errors",
+    "class_counts_update",
+    "class_counts_width",
+]
 
 
 #: Up to this many confusion-matrix cells, the matrix path is used even for small batches.
@@ -84,24 +90,7 @@ def class_counts_update(
         labels_c, predicted, weight = multiclass_inputs(
             labels, predictions, width, threshold, weights, score_kind
         )
-        if width * width <= max(labels.numel(), _SMALL_MATRIX):
-            # Few classes: scatter the batch once into a (C, C) confusion matrix and read the
-            # three rows off it (diagonal, column and row sums), instead of scattering three
-            # concatenated copies of the batch: a third of the batch-sized work.
-            matrix = out.new_zeros(width * width)
-            if labels_c.dim() != 1:  # flat already: skip three reshape dispatches
-                labels_c, predicted, weight = (t.reshape(-1) for t in (labels_c, predicted, weight))
-            matrix.index_add_(0, predicted.add(labels_c, alpha=width), weight)
-            matrix = matrix.view(width, width)
-            out.add_(torch.stack([matrix.diagonal(), matrix.sum(0), matrix.sum(1)]))
-            return out
-        true_positive = torch.where(labels_c == predicted, weight, 0.0).reshape(-1)
-        weight = weight.reshape(-1)
-        labels_c = labels_c.reshape(-1)
-        # One scatter for all three rows of the flattened (3, C) counts.
-        index = torch.cat([labels_c, predicted.reshape(-1) + width, labels_c + 2 * width])
-        out.view(-1).index_add_(0, index, torch.cat([true_positive, weight, weight]))
-        return out
+        return add_class_counts(labels_c, predicted, weight, out)
     positive, predicted_one, weight = indicator_inputs(
         labels,
         predictions,
@@ -112,6 +101,30 @@ def class_counts_update(
     )
     rows = torch.stack([positive & predicted_one, predicted_one, positive])
     out.add_((rows.reshape(3, -1, width) * weight.reshape(1, -1, width)).sum(1))
+    return out
+
+
+def add_class_counts(labels_c: Tensor, predicted: Tensor, weight: Tensor, out: Tensor) -> Tensor:
+    """Add multiclass counts into the `(3, C)` float64 `out`, from in-range label and predicted
+    indices and float64 element weights shaped alike (as `multiclass_inputs` gives them)."""
+    width = out.shape[1]
+    if width * width <= max(labels_c.numel(), _SMALL_MATRIX):
+        # Few classes: scatter the batch once into a (C, C) confusion matrix and read the
+        # three rows off it (diagonal, column and row sums), instead of scattering three
+        # concatenated copies of the batch: a third of the batch-sized work.
+        matrix = out.new_zeros(width * width)
+        if labels_c.dim() != 1:  # flat already: skip three reshape dispatches
+            labels_c, predicted, weight = (t.reshape(-1) for t in (labels_c, predicted, weight))
+        matrix.index_add_(0, predicted.add(labels_c, alpha=width), weight)
+        matrix = matrix.view(width, width)
+        out.add_(torch.stack([matrix.diagonal(), matrix.sum(0), matrix.sum(1)]))
+        return out
+    true_positive = torch.where(labels_c == predicted, weight, 0.0).reshape(-1)
+    weight = weight.reshape(-1)
+    labels_c = labels_c.reshape(-1)
+    # One scatter for all three rows of the flattened (3, C) counts.
+    index = torch.cat([labels_c, predicted.reshape(-1) + width, labels_c + 2 * width])
+    out.view(-1).index_add_(0, index, torch.cat([true_positive, weight, weight]))
     return out
 
 

@@ -13,6 +13,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_int
+from torchtally.functional._blocks import blocked
 from torchtally.functional._checks import (
     check_same_shape,
     check_tensor,
@@ -25,6 +26,7 @@ from torchtally.functional.classification._inputs import check_index_labels
 __all__ = [
     "top_k_accuracy",
     "top_k_accuracy_compute",
+    "top_k_accuracy_counts",
     "top_k_accuracy_errors",
     "top_k_accuracy_update",
 ]
@@ -64,15 +66,7 @@ def top_k_accuracy_update(
     """
     check_int("k", k, 1)
     _check_inputs(labels, predictions)
-    num_classes = predictions.shape[-1]
-    as_long = labels if labels.dtype == torch.int64 else labels.long()  # skip a no-op dispatch
-    clamped = as_long.clamp(0, num_classes - 1).unsqueeze(-1)
-    label_score = predictions.gather(-1, clamped)
-    # Classes ranked ahead of the label: higher score, or same score and higher index.
-    later = torch.arange(num_classes, device=labels.device) > clamped
-    ahead = (predictions > label_score) | ((predictions == label_score) & later)
-    hit = ahead.sum(-1) < k
-    valid = clamped.squeeze(-1) == as_long
+    hit, valid = _hits(labels, predictions, k)
     if weights is None:
         weight = valid.to(torch.float64)
     else:
@@ -80,6 +74,59 @@ def top_k_accuracy_update(
         check_same_shape("labels", labels, "weights", weights)
         weight = torch.where(valid, weights.to(torch.float64), 0.0)
     return torch.where(hit, weight, 0.0).sum(), weight.sum()
+
+
+def top_k_accuracy_counts(
+    labels: Tensor, predictions: Tensor, k: int, check_values: bool
+) -> tuple[Tensor, Tensor, tuple[Tensor | None, ...] | None]:
+    """Unweighted `top_k_accuracy_update` in fewer ops: the int64 counts of hits and of valid
+    labels, and (with `check_values`) `top_k_accuracy_errors` with the count of labels outside
+    `[0, num_classes)` read off the same comparison that makes the valid mask."""
+    check_int("k", k, 1)
+    _check_inputs(labels, predictions)
+    hit, valid = _hits(labels, predictions, k)
+    total = torch.count_nonzero(valid)
+    hits = torch.count_nonzero(hit.logical_and_(valid))
+    if not check_values:
+        return hits, total, None
+    outside = torch.rsub(total, labels.numel())
+    return hits, total, (outside, count_nonfinite(predictions), None, None)
+
+
+def _hits(labels: Tensor, predictions: Tensor, k: int) -> tuple[Tensor, Tensor]:
+    """Whether each label ranks in the top k, and whether it names a class at all."""
+    num_classes = predictions.shape[-1]
+    as_long = labels if labels.dtype == torch.int64 else labels.long()  # skip a no-op dispatch
+    clamped = as_long.clamp(0, num_classes - 1).unsqueeze(-1)
+    columns = torch.arange(num_classes, device=labels.device)
+    rows = blocked(predictions, num_classes)
+    if rows is None:
+        hit = _ranks(predictions, clamped, columns) < k
+    else:
+        # Eager CPU, a large batch: block by block, so that the (rows, num_classes) masks
+        # stay cache-sized buffers instead of fresh batch-sized allocations.
+        flat, flat_clamped = predictions.reshape(-1, num_classes), clamped.reshape(-1, 1)
+        ranks = torch.empty(flat.shape[0], dtype=torch.int32, device=flat.device)
+        for start in range(0, flat.shape[0], rows):
+            stop = start + rows
+            _ranks(flat[start:stop], flat_clamped[start:stop], columns, out=ranks[start:stop])
+        hit = ranks.reshape(labels.shape) < k
+    return hit, clamped.squeeze(-1) == as_long
+
+
+def _ranks(
+    predictions: Tensor, clamped: Tensor, columns: Tensor, out: Tensor | None = None
+) -> Tensor:
+    """Per sample, how many classes rank ahead of its label: a higher score, or the same
+    score and a higher index (int32)."""
+    label_score = predictions.gather(-1, clamped)
+    ahead = torch.gt(predictions, label_score).logical_or_(
+        torch.eq(predictions, label_score).logical_and_(columns > clamped)
+    )
+    # int32: a sum of bools in int64 first copies the whole mask to int64 (8 bytes a score)
+    if out is None:
+        return ahead.sum(-1, dtype=torch.int32)
+    return torch.sum(ahead, -1, dtype=torch.int32, out=out)
 
 
 def top_k_accuracy_errors(

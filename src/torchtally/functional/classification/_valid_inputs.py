@@ -29,6 +29,7 @@ from torchtally.functional.classification._inputs import (
 
 __all__ = [
     "TASKS",
+    "class_score_batch",
     "classification_task",
     "count_nonfinite_weights",
     "error_kinds",
@@ -224,6 +225,44 @@ def shared_row_maxima(
         top = predictions.max(dim=-1)
         return top.indices, top.values
     return None
+
+
+def class_score_batch(
+    labels: object,
+    predictions: object,
+    num_classes: int,
+    weights: Tensor | None,
+    check_values: bool,
+) -> tuple[Tensor, Tensor, Tensor, tuple[Tensor | None, ...] | None] | None:
+    """The commonest batch, `(N,)` int64 labels and `(N, num_classes)` class scores without
+    weights, made ready to scatter with the fewest ops: `(labels, predicted, weight, errors)`
+    as `multiclass_inputs` and `multiclass_errors` give them (errors None unless
+    `check_values`). None for anything else, which takes the ordinary path.
+
+    One `max` pass gives the argmax and the rows' maxima the value check reads, and one clamp
+    serves both the safe label index and the count of labels outside `[0, num_classes)`.
+    """
+    if not (
+        weights is None
+        and isinstance(labels, Tensor)
+        and isinstance(predictions, Tensor)
+        and labels.dtype == torch.int64
+        and labels.dim() == 1
+        and predictions.dim() == 2
+        and predictions.is_floating_point()
+        and predictions.shape[1] == num_classes
+        and predictions.shape[0] == labels.shape[0]
+    ):
+        return None
+    clamped = labels.clamp(0, num_classes - 1)
+    valid = clamped == labels
+    weight = valid.to(torch.float64)
+    if not check_values:
+        return clamped, predictions.argmax(-1), weight, None
+    top = predictions.max(dim=-1)
+    outside = torch.rsub(torch.count_nonzero(valid), labels.shape[0])
+    errors = (outside, None, count_nonfinite(top.values), None, None)
+    return clamped, top.indices, weight, errors
 
 
 def multiclass_errors_from_maxima(

@@ -19,6 +19,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice, check_int
+from torchtally.functional._blocks import blocked
 from torchtally.functional.ranking._auroc import AVERAGES, average_classes
 from torchtally.functional.ranking._inputs import check_score_range, flatten_scores
 
@@ -62,6 +63,44 @@ def binned_auroc_update(
     check_int("num_bins", num_bins, 1)
     low, high = check_score_range(score_range)
     labels, scores = flatten_scores(labels, predictions, num_classes)
+    size = 2 * num_bins * (1 if num_classes is None else num_classes)
+    if out is not None and (
+        out.dtype != torch.float64 or out.numel() != size or not out.is_contiguous()
+    ):
+        raise ValueError(
+            f"Argument `out` must be a contiguous float64 tensor of {size} elements "
+            f"(K, 2, num_bins). Received: dtype={out.dtype}, shape={tuple(out.shape)}"
+        )
+    histogram = torch.zeros(size, dtype=torch.float64, device=scores.device) if out is None else out
+    row = 1 if num_classes is None else num_classes
+    rows = blocked(scores, row, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+    if rows is None:
+        _add_counts(labels, scores, num_bins, low, high, num_classes, histogram)
+    else:
+        # Eager CPU, a large batch: in blocks, so that the bin indices (8 bytes a score) are
+        # cache-sized buffers reused by every block instead of fresh batch-sized allocations.
+        for start in range(0, scores.shape[0], rows):
+            stop = start + rows
+            _add_counts(
+                labels[start:stop], scores[start:stop], num_bins, low, high, num_classes, histogram
+            )
+    return histogram if out is not None else histogram.view(-1, 2, num_bins)
+
+
+#: From this many scores an eager CPU update works in blocks of about `_BLOCK` scores.
+_BLOCK_FROM = 1 << 17
+_BLOCK = 1 << 16
+
+
+def _add_counts(
+    labels: Tensor,
+    scores: Tensor,
+    num_bins: int,
+    low: float,
+    high: float,
+    num_classes: int | None,
+    histogram: Tensor,
+) -> None:
     x = scores if scores.dtype in (torch.float64, torch.float32) else scores.float()
     # Truncation after clamping to [0, num_bins - 1] is a floor: every step is monotone. The
     # label's offset is added before the one integer conversion (exact: below 2**24).
@@ -72,7 +111,6 @@ def binned_auroc_update(
     if num_classes is None:
         index = bins.add_(labels > 0, alpha=num_bins).long()
         weight = index.new_ones((), dtype=torch.float64).expand(index.shape[0])
-        size = 2 * num_bins
     else:
         classes = torch.arange(num_classes, device=bins.device)
         index = bins.add_(labels[:, None] == classes, alpha=num_bins).long()
@@ -80,18 +118,7 @@ def binned_auroc_update(
         valid = torch.logical_and(labels >= 0, labels < num_classes)
         weight = valid.to(torch.float64)[:, None].expand(index.shape).reshape(-1)
         index = index.reshape(-1)
-        size = 2 * num_bins * num_classes
-    if out is not None:
-        if out.dtype != torch.float64 or out.numel() != size or not out.is_contiguous():
-            raise ValueError(
-                f"Argument `out` must be a contiguous float64 tensor of {size} elements "
-                f"(K, 2, num_bins). Received: dtype={out.dtype}, shape={tuple(out.shape)}"
-            )
-        out.view(-1).scatter_add_(0, index, weight)
-        return out
-    histogram = torch.zeros(size, dtype=torch.float64, device=index.device)
-    histogram.scatter_add_(0, index, weight)
-    return histogram.view(-1, 2, num_bins)
+    histogram.view(-1).scatter_add_(0, index, weight)
 
 
 def binned_auroc_compute(histogram: Tensor, average: str = "macro") -> Tensor:

@@ -114,6 +114,12 @@ def label_codes(labels: Tensor, num_classes: int | None) -> Tensor:
     if num_classes is None:
         # bool and uint8 share their bytes: a view, not a conversion kernel, then uint8 + 1
         return (labels > 0).view(torch.uint8) + 1
-    # a label is valid iff clamping to the classes leaves it unchanged (one compare less)
-    valid = labels.clamp(0, num_classes - 1) == labels
-    return torch.where(valid, labels + 1, EMPTY_CODE).to(dtype)
+    # a label is valid iff clamping to the classes leaves it unchanged (one compare less); a
+    # bound past the labels' dtype (int16 labels, 40000 classes) would not convert to it
+    high = num_classes - 1
+    if labels.dtype != torch.bool:
+        high = min(high, torch.iinfo(labels.dtype).max)
+    valid = labels.clamp(0, high) == labels
+    # Narrowed first, so that no temporary is 8 bytes a label: an invalid label may wrap in
+    # the narrow dtype, but its code is then zeroed (EMPTY_CODE) by the mask.
+    return labels.to(dtype).add_(1).mul_(valid)

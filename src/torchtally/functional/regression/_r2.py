@@ -8,9 +8,10 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice
+from torchtally.functional._blocks import blocked
 from torchtally.functional._checks import check_same_shape
 
-__all__ = ["MULTIOUTPUT", "r2_compute", "r2_score", "r2_update"]
+__all__ = ["MULTIOUTPUT", "r2_compute", "r2_score", "r2_sums", "r2_update"]
 
 MULTIOUTPUT = ("uniform_average", "raw_values", "variance_weighted")
 
@@ -20,7 +21,33 @@ def r2_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tens
 
     `labels` is `(N,)` for one output or `(N, num_outputs)`; sums are float64.
     """
+    sum_y, sum_y2, sse = r2_sums(labels, predictions)
+    return sum_y, sum_y2, sse, sum_y.new_full((), labels.shape[0] if labels.dim() else 1)
+
+
+def r2_sums(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """`r2_update` without the count (a metric adds `labels.shape[0]` as a number)."""
     check_same_shape("labels", labels, "predictions", predictions)
+    outputs = math.prod(labels.shape[1:])
+    rows = blocked(labels, outputs, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+    if rows is None:
+        return _r2_piece(labels, predictions)
+    # Eager CPU, a large batch: in blocks of rows, so that the float64 copies are
+    # cache-sized buffers reused by every block instead of fresh batch-sized allocations.
+    sums = list(_r2_piece(labels[:rows], predictions[:rows]))
+    for start in range(rows, labels.shape[0], rows):
+        piece = _r2_piece(labels[start : start + rows], predictions[start : start + rows])
+        for total, part in zip(sums, piece, strict=True):
+            total.add_(part)
+    return sums[0], sums[1], sums[2]
+
+
+#: From this many elements an eager CPU update works in blocks of about `_BLOCK` elements.
+_BLOCK_FROM = 1 << 17
+_BLOCK = 1 << 16
+
+
+def _r2_piece(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     y = labels.double().reshape(labels.shape[0], math.prod(labels.shape[1:]))
     # (p - y)² = (y - p)², taken in place in the predictions' float64 copy (one batch-sized
     # buffer, not two); a float64 input is never written
@@ -30,8 +57,10 @@ def r2_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tens
         if residual is predictions
         else residual.reshape(y.shape).sub_(y)
     )
-    count = y.new_full((), y.shape[0])
-    return y.sum(0), y.square().sum(0), residual.square_().sum(0), count
+    sum_y = y.sum(0)
+    # Squared in place when `y` is this call's own float64 copy (one batch-sized buffer less)
+    squares = y.square() if labels.dtype == torch.float64 else y.square_()
+    return sum_y, squares.sum(0), residual.square_().sum(0)
 
 
 def r2_compute(

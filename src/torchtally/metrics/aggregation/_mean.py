@@ -10,7 +10,11 @@ from torch import Tensor
 
 from torchtally._errors import check_choice, tracing
 from torchtally.functional._checks import check_tensor, count_negative, count_nonfinite
-from torchtally.functional.aggregation._mean import mean_compute, mean_update
+from torchtally.functional.aggregation._mean import (
+    mean_compute,
+    mean_update,
+    scalar_weight_mean_update,
+)
 from torchtally.functional.aggregation._perplexity import (
     LOSS_REDUCTIONS,
     is_logits,
@@ -62,12 +66,22 @@ class MeanMetric(Metric):
         if self.check_values and not isinstance(weight, Tensor) and not weight >= 0:
             # A Python number is checked right here: there is no tensor to count it into.
             raise ValueError(f"Argument `weight` must be >= 0. Received: weight={weight!r}")
+        # The (1,) buffers themselves: a 0-d state read as `self.weighted_sum` costs a failed
+        # attribute lookup, __getattr__ and a view check per call.
+        buffers = self._buffers
+        if not isinstance(weight, Tensor):
+            # A Python weight: its total is a number, added without making a tensor for it.
+            weighted_sum, scalar_total = scalar_weight_mean_update(value, weight)
+            if self.check_values:
+                self._record_errors(count_nonfinite(value))
+            buffers["weighted_sum"].add_(weighted_sum)  # type: ignore[union-attr]
+            buffers["weight_total"].add_(scalar_total)  # type: ignore[union-attr]
+            return
         weighted_sum, weight_total = mean_update(value, weight)
         if self.check_values:
-            weight_t = weight if isinstance(weight, Tensor) else None
-            self._record_errors(count_nonfinite(value), count_negative(weight_t))
-        self.weighted_sum.add_(weighted_sum)
-        self.weight_total.add_(weight_total)
+            self._record_errors(count_nonfinite(value), count_negative(weight))
+        buffers["weighted_sum"].add_(weighted_sum)  # type: ignore[union-attr]
+        buffers["weight_total"].add_(weight_total)  # type: ignore[union-attr]
 
     def compute(self) -> Tensor:
         return mean_compute(self.weighted_sum, self.weight_total)

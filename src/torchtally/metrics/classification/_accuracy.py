@@ -15,6 +15,7 @@ from torchtally.functional.classification._accuracy import (
     accuracy_compute,
     accuracy_update,
     accuracy_update_checked,
+    class_score_accuracy_update,
 )
 from torchtally.functional.classification._inputs import SCORE_KINDS, check_index_labels
 from torchtally.functional.classification._valid_inputs import count_nonfinite_weights
@@ -118,6 +119,21 @@ class AccuracyMetric(Metric):
                 Integer predictions of another shape but as many elements as `labels` (e.g.
                 `(B, 1)` for `(B,)`) are reshaped to it with a warning, as cstorch does.
         """
+        # The (1,) buffers themselves: a 0-d state read as `self.correct` costs a failed attribute
+        # lookup, __getattr__ and a view check per call.
+        buffers = self._buffers
+        fast = (
+            class_score_accuracy_update(labels, predictions, self.num_classes, self.check_values)
+            if weights is None and self.ignore_index is None
+            else None
+        )
+        if fast is not None:
+            fast_correct, fast_total, errors = fast
+            if errors is not None:
+                self._record_errors(*errors)
+            buffers["correct"].add_(fast_correct)  # type: ignore[union-attr]
+            buffers["total"].add_(fast_total)  # type: ignore[union-attr]
+            return
         check_index_labels(labels)
         check_tensor("predictions", predictions)
         if (
@@ -158,9 +174,6 @@ class AccuracyMetric(Metric):
                 ignore_index=self.ignore_index,
                 score_kind=self.score_kind,
             )
-        # The (1,) buffers themselves: a 0-d state read as `self.correct` costs a failed attribute
-        # lookup, __getattr__ and a view check per call.
-        buffers = self._buffers
         buffers["correct"].add_(correct)  # type: ignore[union-attr]
         buffers["total"].add_(total)  # type: ignore[union-attr]
 

@@ -17,12 +17,14 @@ from torch import Tensor
 from torchtally._errors import check_choice, check_int
 from torchtally.functional.classification._averaging import AVERAGE_TYPES, check_class_list
 from torchtally.functional.classification._class_counts import (
+    add_class_counts,
     class_counts_errors,
     class_counts_update,
     class_counts_width,
 )
 from torchtally.functional.classification._inputs import SCORE_KINDS
 from torchtally.functional.classification._valid_inputs import (
+    class_score_batch,
     classification_task,
     error_kinds,
     multiclass_errors_from_maxima,
@@ -158,6 +160,16 @@ class ClassCountsMetric(Metric):
             weights: Optional weights shaped like `labels` (per sample for multilabel); 0
                 masks an element out.
         """
+        if self.task == "multiclass" and self.num_classes is not None:
+            fast = class_score_batch(
+                labels, predictions, self.num_classes, weights, self.check_values
+            )
+            if fast is not None:
+                labels_c, predicted, weight, errors = fast
+                add_class_counts(labels_c, predicted, weight, self._buffers["class_counts"])  # type: ignore[arg-type]
+                if errors is not None:
+                    self._record_errors(*errors)
+                return
         # Large multiclass score batches: one max pass gives the argmax and the rows' maxima
         # the value check reads, instead of a second reduction over every score.
         shared = (

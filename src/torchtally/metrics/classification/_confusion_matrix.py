@@ -16,6 +16,7 @@ from torchtally.functional.classification._confusion_matrix import (
 )
 from torchtally.functional.classification._inputs import SCORE_KINDS
 from torchtally.functional.classification._valid_inputs import (
+    class_score_batch,
     error_kinds,
     multiclass_errors,
     multiclass_errors_from_maxima,
@@ -100,6 +101,14 @@ class ConfusionMatrixMetric(Metric):
                 or (two classes) binary scores shaped like `labels`.
             weights: Optional sample weights shaped like `labels`.
         """
+        fast = class_score_batch(labels, predictions, self.num_classes, weights, self.check_values)
+        if fast is not None:
+            labels_c, predicted, weight, errors = fast
+            matrix: Tensor = self._buffers["confusion_matrix"]  # type: ignore[assignment]
+            matrix.view(-1).index_add_(0, predicted.add_(labels_c, alpha=self.num_classes), weight)
+            if errors is not None:
+                self._record_errors(*errors)
+            return
         # Large class-score batches: one max pass gives the argmax and the rows' maxima the
         # value check reads, instead of a second reduction over every score.
         shared = (

@@ -11,6 +11,7 @@ from torch import Tensor
 from torchtally._errors import check_int
 from torchtally.functional.classification._top_k_accuracy import (
     top_k_accuracy_compute,
+    top_k_accuracy_counts,
     top_k_accuracy_errors,
     top_k_accuracy_update,
 )
@@ -73,12 +74,21 @@ class TopKAccuracyMetric(Metric):
             predictions: Scores or logits of shape `labels.shape + (num_classes,)`.
             weights: Optional sample weights shaped like `labels`.
         """
-        hits, total = top_k_accuracy_update(labels, predictions, self.k, weights)
-        if self.check_values:
-            self._record_errors(*top_k_accuracy_errors(labels, predictions, weights))
         # The (1,) buffers themselves: a 0-d state read as `self.hits` costs a failed attribute
         # lookup, __getattr__ and a view check per call.
         buffers = self._buffers
+        if weights is None:
+            counts, valid, errors = top_k_accuracy_counts(
+                labels, predictions, self.k, self.check_values
+            )
+            if errors is not None:
+                self._record_errors(*errors)
+            buffers["hits"].add_(counts)  # type: ignore[union-attr]
+            buffers["total"].add_(valid)  # type: ignore[union-attr]
+            return
+        hits, total = top_k_accuracy_update(labels, predictions, self.k, weights)
+        if self.check_values:
+            self._record_errors(*top_k_accuracy_errors(labels, predictions, weights))
         buffers["hits"].add_(hits)  # type: ignore[union-attr]
         buffers["total"].add_(total)  # type: ignore[union-attr]
 

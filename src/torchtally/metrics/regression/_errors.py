@@ -10,9 +10,9 @@ from torch import Tensor
 
 from torchtally.functional._checks import check_tensor, count_nonfinite
 from torchtally.functional.regression._errors import (
-    absolute_error_update,
-    smape_update,
-    squared_error_update,
+    absolute_error_sum,
+    smape_sum,
+    squared_error_sum,
 )
 from torchtally.metrics._base import Metric
 
@@ -33,7 +33,7 @@ class _MeanErrorMetric(Metric):
 
     @staticmethod
     @abstractmethod
-    def _batch_stats(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]: ...
+    def _batch_sum(labels: Tensor, predictions: Tensor) -> Tensor: ...
 
     def update(self, labels: Tensor, predictions: Tensor) -> None:
         """Add one batch of targets and predictions (same shape).
@@ -45,11 +45,14 @@ class _MeanErrorMetric(Metric):
             check_tensor("labels", labels),
             check_tensor("predictions", predictions),
         )
-        error_sum, count = self._batch_stats(labels, predictions)
+        error_sum = self._batch_sum(labels, predictions)
         if self.check_values:
             self._record_errors(count_nonfinite(labels), count_nonfinite(predictions))
-        self.error_sum.add_(error_sum)
-        self.count.add_(count)
+        # The (1,) buffers themselves (a 0-d state read as `self.count` costs a failed
+        # attribute lookup and __getattr__), and the count as a number: no tensor made for it.
+        buffers = self._buffers
+        buffers["error_sum"].add_(error_sum)  # type: ignore[union-attr]
+        buffers["count"].add_(labels.numel())  # type: ignore[union-attr]
 
     def compute(self) -> Tensor:
         return cast(Tensor, self.scale * self.error_sum / self.count)
@@ -70,7 +73,7 @@ class MSEMetric(_MeanErrorMetric):
     #: Whether a larger value is better (early stopping, best checkpoints).
     higher_is_better = False
 
-    _batch_stats = staticmethod(squared_error_update)
+    _batch_sum = staticmethod(squared_error_sum)
 
 
 @final
@@ -88,7 +91,7 @@ class MAEMetric(_MeanErrorMetric):
     #: Whether a larger value is better (early stopping, best checkpoints).
     higher_is_better = False
 
-    _batch_stats = staticmethod(absolute_error_update)
+    _batch_sum = staticmethod(absolute_error_sum)
 
 
 @final
@@ -110,4 +113,4 @@ class SMAPEMetric(_MeanErrorMetric):
     higher_is_better = False
 
     scale = 200.0
-    _batch_stats = staticmethod(smape_update)
+    _batch_sum = staticmethod(smape_sum)

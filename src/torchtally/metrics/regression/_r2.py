@@ -9,7 +9,7 @@ from torch import Tensor
 
 from torchtally._errors import check_choice, check_int
 from torchtally.functional._checks import check_tensor, count_nonfinite
-from torchtally.functional.regression._r2 import MULTIOUTPUT, r2_compute, r2_update
+from torchtally.functional.regression._r2 import MULTIOUTPUT, r2_compute, r2_sums
 from torchtally.metrics._base import Metric
 
 __all__ = ["R2ScoreMetric"]
@@ -76,13 +76,16 @@ class R2ScoreMetric(Metric):
                 f"Argument `labels` must have shape (N,) for num_outputs=1 or (N, num_outputs). "
                 f"Received: labels.shape={tuple(labels.shape)}, num_outputs={self.num_outputs}"
             )
-        sum_y, sum_y2, sse, count = r2_update(labels, predictions)
+        sum_y, sum_y2, sse = r2_sums(labels, predictions)
         if self.check_values:
             self._record_errors(count_nonfinite(labels), count_nonfinite(predictions))
-        self.sum_y.add_(sum_y)
-        self.sum_y2.add_(sum_y2)
-        self.sum_squared_error.add_(sse)
-        self.count.add_(count)
+        # The buffers themselves (a 0-d state read as `self.count` costs a failed attribute
+        # lookup and __getattr__), and the count as a number: no tensor made for it.
+        buffers = self._buffers
+        buffers["sum_y"].add_(sum_y)  # type: ignore[union-attr]
+        buffers["sum_y2"].add_(sum_y2)  # type: ignore[union-attr]
+        buffers["sum_squared_error"].add_(sse)  # type: ignore[union-attr]
+        buffers["count"].add_(rows)  # type: ignore[union-attr]
 
     def compute(self) -> Tensor:
         return r2_compute(

@@ -1,0 +1,44 @@
+"""Eager CPU work over a large batch in cache-sized blocks.
+
+An elementwise temporary of a large batch (a comparison mask, a difference, an int64 copy made
+by a reduction) is a fresh allocation of megabytes per call, and on CPU writing fresh pages
+costs several times the arithmetic (page faults and cache misses). Worked in blocks of about
+a megabyte, the same ops reuse one cached buffer. Only eagerly on CPU: a compiled graph fuses
+the temporaries away, and on an accelerator the caching allocator keeps them warm.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from torchtally._errors import tracing
+
+__all__ = ["BLOCK_ELEMENTS", "blocked"]
+
+#: Elements per block (a 1 MiB float32 temporary).
+BLOCK_ELEMENTS = 1 << 18
+#: Batches below this many elements are worked in one piece (blocking only adds dispatch).
+_BLOCK_FROM = 1 << 20
+
+
+def blocked(
+    tensor: Tensor,
+    row_elements: int = 1,
+    *,
+    from_elements: int | None = None,
+    block_elements: int | None = None,
+) -> int | None:
+    """Rows per block for eager CPU work over `tensor` (rows along dim 0, `row_elements`
+    elements each), or None when it should be worked in one piece (below `from_elements`,
+    default `_BLOCK_FROM`; blocks of about `block_elements`, default `BLOCK_ELEMENTS`)."""
+    if (
+        tensor.numel() < (_BLOCK_FROM if from_elements is None else from_elements)
+        or tensor.device.type != "cpu"
+        or torch.compiler.is_compiling()
+        or torch.jit.is_tracing()
+        or tracing(tensor)
+    ):
+        return None
+    size = BLOCK_ELEMENTS if block_elements is None else block_elements
+    return max(1, size // max(1, row_elements))
