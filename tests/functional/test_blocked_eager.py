@@ -132,3 +132,28 @@ def test_blocked_binned_histogram_matches_numpy(
             valid = (y >= 0) & (y < num_classes)
             np.add.at(expected[k], ((y[valid] == k).astype(np.int64), index[valid, k]), 1.0)
     np.testing.assert_array_equal(got.numpy(), expected)
+
+
+def test_size_switches_do_not_split_a_compiled_graph() -> None:
+    """The eager large-batch formulations (blocks, the summed non-finite count, MeanMetric's
+    float32 sum) are never taken inside a graph: batch sizes on both sides of every
+    threshold share one graph, and give the eager counts."""
+    from torch._dynamo.testing import CompileCounterWithBackend
+
+    from torchtally.functional.aggregation._mean import mean_update
+
+    counter = CompileCounterWithBackend("aot_eager")
+
+    def update(values: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
+        return (count_nonfinite(values), *mean_update(values))
+
+    compiled = torch.compile(update, backend=counter, fullgraph=True)
+    g = torch.Generator().manual_seed(3)
+    for size in (100, 3000, 5000, 70_000, 1 << 21, 100):
+        values = torch.randn(size, generator=g)
+        values[::997] = float("nan")
+        torch._dynamo.maybe_mark_dynamic(values, 0)
+        nonfinite, total, weight = compiled(values)
+        assert int(nonfinite) == len(range(0, size, 997))  # type: ignore[arg-type]
+        assert int(weight) == size and bool(total.isnan())  # NaN propagates to the sum
+    assert counter.frame_count == 1

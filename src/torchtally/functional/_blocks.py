@@ -14,12 +14,19 @@ from torch import Tensor
 
 from torchtally._errors import tracing
 
-__all__ = ["BLOCK_ELEMENTS", "blocked"]
+__all__ = ["BLOCK_ELEMENTS", "blocked", "eager_at_least"]
 
 #: Elements per block (a 1 MiB float32 temporary).
 BLOCK_ELEMENTS = 1 << 18
 #: Batches below this many elements are worked in one piece (blocking only adds dispatch).
 _BLOCK_FROM = 1 << 20
+
+
+def eager_at_least(tensor: Tensor, elements: int) -> bool:
+    """Whether `tensor` has at least `elements` elements, outside a compiled graph: an eager
+    fast path for large batches. Never while compiling, so that the size switch does not
+    become a guard of the graph (a recompile each time a batch size crosses it)."""
+    return not torch.compiler.is_compiling() and tensor.numel() >= elements
 
 
 def blocked(
@@ -33,9 +40,8 @@ def blocked(
     elements each), or None when it should be worked in one piece (below `from_elements`,
     default `_BLOCK_FROM`; blocks of about `block_elements`, default `BLOCK_ELEMENTS`)."""
     if (
-        tensor.numel() < (_BLOCK_FROM if from_elements is None else from_elements)
+        not eager_at_least(tensor, _BLOCK_FROM if from_elements is None else from_elements)
         or tensor.device.type != "cpu"
-        or torch.compiler.is_compiling()
         or torch.jit.is_tracing()
         or tracing(tensor)
     ):

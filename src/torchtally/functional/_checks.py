@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from torchtally.functional._blocks import blocked
+from torchtally.functional._blocks import blocked, eager_at_least
 
 __all__ = [
     "check_broadcastable_to",
@@ -108,7 +108,8 @@ def _count_nonfinite_piece(values: Tensor) -> Tensor:
     # passes where `isfinite` takes four before counting
     differences = values - values
     if (
-        _COUNT_BY_SUM_FROM <= differences.numel() <= _SUMMED_EXACTLY_UP_TO
+        eager_at_least(differences, _COUNT_BY_SUM_FROM)
+        and differences.numel() <= _SUMMED_EXACTLY_UP_TO
         and differences.dtype in _SUMMED_EXACTLY
     ):
         # NaN -> 1 in place and a float sum: vectorized, where count_nonzero is not (about
@@ -116,7 +117,7 @@ def _count_nonfinite_piece(values: Tensor) -> Tensor:
         # below 2^24.
         return differences.nan_to_num_(1.0).sum().to(torch.int64)
     bits = _SAME_WIDTH_INTS.get(differences.dtype)
-    if bits is not None and differences.numel() >= _COUNT_BITS_FROM:
+    if bits is not None and eager_at_least(differences, _COUNT_BITS_FROM):
         # +0.0 has all-zero bits and NaN does not, and CPU count_nonzero over integers is
         # vectorized where over floats it is not (about 2x faster at 2^18 elements)
         differences = differences.view(bits)

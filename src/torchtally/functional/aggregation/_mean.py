@@ -7,6 +7,7 @@ from typing import cast
 import torch
 from torch import Tensor
 
+from torchtally.functional._blocks import eager_at_least
 from torchtally.functional._checks import check_same_shape
 
 __all__ = [
@@ -27,7 +28,7 @@ def _sum_to_float64(value: Tensor) -> Tensor:
     sum of float32 values converts a float64 copy of the whole batch first (4x the time at
     2^18 elements). Small batches (a one-number loss) and other dtypes (float16's small
     range, integers) sum in float64, in one op."""
-    if value.dtype == torch.float32 and value.numel() >= 4096:
+    if value.dtype == torch.float32 and eager_at_least(value, 4096):
         return value.sum().double()
     return value.sum(dtype=torch.float64)
 

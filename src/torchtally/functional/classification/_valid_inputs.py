@@ -12,6 +12,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_int
+from torchtally.functional._blocks import eager_at_least
 from torchtally.functional._checks import (
     check_same_shape,
     check_tensor,
@@ -220,7 +221,7 @@ def shared_row_maxima(
         and predictions.dim() == labels.dim() + 1
         and predictions.shape[-1] == num_classes
         and predictions.shape[:-1] == labels.shape
-        and predictions.numel() >= _SHARED_MAX_FROM
+        and eager_at_least(predictions, _SHARED_MAX_FROM)
     ):
         top = predictions.max(dim=-1)
         return top.indices, top.values
