@@ -323,15 +323,15 @@ def measure_case(family: str, n: int, classes: int, rounds: int) -> dict[str, An
     floor_name = "raw copy" if family in CAT_FAMILIES else "raw torch"
     row: dict[str, Any] = {"metric": family, "batch": n, "classes": classes}
     row.update({name: round(value, 1) for name, value in us.items()})
-    row["tt / best peer"] = round(us["torchtally"] / best_peer, 2)
-    row[f"tt / {floor_name}"] = round(us["torchtally"] / us[floor_name], 2)
+    row["tt / best peer"] = _ratio(us["torchtally"] / best_peer)
+    row[f"tt / {floor_name}"] = _ratio(us["torchtally"] / us[floor_name])
     row["tt / raw"] = row[f"tt / {floor_name}"]
     if COMPILED in us:
-        row["ttc / best peer"] = round(us[COMPILED] / best_peer, 2)
-        row["ttc / tt"] = round(us[COMPILED] / us["torchtally"], 2)
+        row["ttc / best peer"] = _ratio(us[COMPILED] / best_peer)
+        row["ttc / tt"] = _ratio(us[COMPILED] / us["torchtally"])
         row["ttc first call s"] = round(compile_s, 2)
     if COMPILED_DYNAMIC in us:
-        row["ttc dynamic=True / ttc"] = round(us[COMPILED_DYNAMIC] / us[COMPILED], 2)
+        row["ttc dynamic=True / ttc"] = _ratio(us[COMPILED_DYNAMIC] / us[COMPILED])
         row["ttc dynamic=True first call s"] = round(dynamic_compile_s, 2)
     return row
 
@@ -367,10 +367,10 @@ def measure_eval(family: str, n: int, classes: int, rounds: int) -> dict[str, An
     best_peer = min(ms["TorchMetrics"], ms["torcheval"])
     row: dict[str, Any] = {"metric": f"{family} eval", "batch": n, "classes": classes}
     row.update({f"{name} ms": round(value, 2) for name, value in ms.items()})
-    row["tt / best peer"] = round(ms["torchtally"] / best_peer, 2)
+    row["tt / best peer"] = _ratio(ms["torchtally"] / best_peer)
     if COMPILED in ms:
-        row["ttc / best peer"] = round(ms[COMPILED] / best_peer, 2)
-        row["ttc / tt"] = round(ms[COMPILED] / ms["torchtally"], 2)
+        row["ttc / best peer"] = _ratio(ms[COMPILED] / best_peer)
+        row["ttc / tt"] = _ratio(ms[COMPILED] / ms["torchtally"])
     return row
 
 
@@ -409,8 +409,13 @@ def capacity_scaling(rounds: int, capacities: tuple[int, ...]) -> list[dict[str,
     return rows
 
 
+def _ratio(value: float) -> float:
+    """A ratio to three significant digits (two decimals would round 0.004 to 0)."""
+    return float(f"{value:.3g}")
+
+
 def _geomean(values: list[float]) -> float | None:
-    return round(math.exp(sum(map(math.log, values)) / len(values)), 2) if values else None
+    return _ratio(math.exp(sum(map(math.log, values)) / len(values))) if values else None
 
 
 def summarize(
