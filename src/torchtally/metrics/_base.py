@@ -490,18 +490,7 @@ class Metric(nn.Module, ABC):
         return run
 
     def _give_up_compiling(self, error: Exception) -> None:
-        import warnings
-
-        self.__dict__["_compile_options"] = None
-        self.__dict__.pop("_compiled_callable", None)
-        summary = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        warnings.warn(
-            f"`{self.name}` ({type(self).__name__}): update cannot be compiled "
-            f"({type(error).__name__}: {summary}); it runs eagerly from now on, with the "
-            "same results. Call compile_update(False) on it to leave this warning out.",
-            RuntimeWarning,
-            stacklevel=4,
-        )
+        _fall_back_to_eager(self, f"`{self.name}` ({type(self).__name__})", error)
 
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Metric:
         # A move or a cast replaces the states; the graph compiled for the old ones would
@@ -1118,6 +1107,23 @@ def _compile_update_options(enabled: bool, compile_kwargs: dict[str, Any]) -> di
     options = {**compile_kwargs, "fullgraph": True}
     options.setdefault("dynamic", None)
     return options
+
+
+def _fall_back_to_eager(owner: nn.Module, description: str, error: Exception) -> None:
+    """Switch `owner` (a metric or a collection) back to eager updates for good, and say why
+    once: the one wording of `compile_update`'s fallback."""
+    import warnings
+
+    owner.__dict__["_compile_options"] = None
+    owner.__dict__.pop("_compiled_callable", None)
+    summary = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    warnings.warn(
+        f"{description}: update cannot be compiled ({type(error).__name__}: {summary}); it "
+        "runs eagerly from now on, with the same results. Call compile_update(False) on it "
+        "to leave this warning out.",
+        RuntimeWarning,
+        stacklevel=5,
+    )
 
 
 def _mark_batch_dynamic(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ from torch import nn
 from torchtally.metrics._base import (
     Metric,
     _compile_update_options,
+    _fall_back_to_eager,
     _is_compile_failure,
     _mark_batch_dynamic,
 )
@@ -271,18 +272,7 @@ class MetricCollection(nn.Module):
             member.__dict__.pop("_cat_fill", None)
 
     def _give_up_compiling(self, error: Exception) -> None:
-        import warnings
-
-        self.__dict__["_compile_options"] = None
-        self.__dict__.pop("_compiled_callable", None)
-        summary = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        warnings.warn(
-            f"MetricCollection {list(self.metrics)}: update cannot be compiled "
-            f"({type(error).__name__}: {summary}); it runs eagerly from now on, with the "
-            "same results. Call compile_update(False) on it to leave this warning out.",
-            RuntimeWarning,
-            stacklevel=4,
-        )
+        _fall_back_to_eager(self, f"MetricCollection {list(self.metrics)}", error)
 
     def _refuse_weights_for_derived(self) -> None:
         refusing = [n for n in self._sources if not self._metric(n).derived_supports_weights]
