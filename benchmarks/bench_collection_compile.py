@@ -30,40 +30,10 @@ import torch
 
 import torchtally.metrics as tt
 from benchmarks._timing import interleaved, paired_ratio
+from benchmarks.bench_step_overhead import CLASSES, six_torchmetrics, six_torchtally
 
-CLASSES = 10
 EAGER, COMPILED = "torchtally eager", "torchtally compile_update"
 TORCHMETRICS, TORCHEVAL = "TorchMetrics MetricCollection", "torcheval (six metrics)"
-
-
-def six_torchtally(classes: int = CLASSES) -> tt.MetricCollection:
-    return tt.MetricCollection(
-        {
-            "accuracy": tt.AccuracyMetric(),
-            "precision": tt.PrecisionMetric(classes, average_type="macro"),
-            "f1": tt.F1ScoreMetric(classes, average_type="macro"),
-            "top3": tt.TopKAccuracyMetric(3),
-            "auroc": tt.AUROCMetric(classes, num_bins=128),
-            "confusion": tt.ConfusionMatrixMetric(classes),
-        }
-    )
-
-
-def six_torchmetrics(classes: int = CLASSES) -> Any:
-    import torchmetrics
-    import torchmetrics.classification as tm
-
-    return torchmetrics.MetricCollection(
-        {
-            "accuracy": tm.MulticlassAccuracy(classes, average="micro"),
-            "precision": tm.MulticlassPrecision(classes, average="macro"),
-            "f1": tm.MulticlassF1Score(classes, average="macro"),
-            "top3": tm.MulticlassAccuracy(classes, top_k=3, average="micro"),
-            "auroc": tm.MulticlassAUROC(classes, thresholds=128),
-            "confusion": tm.MulticlassConfusionMatrix(classes),
-        },
-        compute_groups=True,
-    )
 
 
 def six_torcheval(classes: int = CLASSES) -> list[Any]:
