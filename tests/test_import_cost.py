@@ -52,3 +52,30 @@ def test_lazy_submodules_still_resolve_as_attributes() -> None:
     assert torchtally.learn.Learner is not None
     assert hasattr(torchtally.bench, "Benchmark")
     assert {"testing", "learn", "bench", "compat"} <= set(dir(torchtally))
+
+
+def test_a_cstorch_import_loads_no_metric_catalog() -> None:
+    """`import torchtally as cstorch` gives the cstorch layer; the metric catalog (about 140
+    modules) loads on first use of `torchtally.metrics`, `functional` or `distributed`."""
+    probe = (
+        "import json, sys, torch\n"
+        "before = set(sys.modules)\n"
+        "import torchtally as cstorch\n"
+        "cstorch.optim.SGD, cstorch.backend, cstorch.utils.data.DataLoader\n"
+        "print(json.dumps(sorted(set(sys.modules) - before)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=300
+    ).stdout
+    added = json.loads(out.strip().splitlines()[-1])
+    catalog = ("torchtally.metrics", "torchtally.functional", "torchtally.distributed")
+    assert not [m for m in added if m.startswith(catalog)], added
+    assert len(added) < 120, f"{len(added)} modules added: {added[:50]}"
+
+
+def test_the_metric_catalog_resolves_as_attributes() -> None:
+    import torchtally
+
+    assert torchtally.metrics.AccuracyMetric is not None
+    assert torchtally.functional is not None and torchtally.distributed is not None
+    assert {"metrics", "functional", "distributed"} <= set(dir(torchtally))

@@ -10,15 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from torchtally import (
-    amp,
-    distributed,
-    functional,
-    metrics,
-    optim,
-    runtime,
-    utils,
-)
+from torchtally import amp, optim, runtime, utils
 from torchtally.runtime import (
     Backend,
     BackendType,
@@ -55,14 +47,18 @@ from torchtally.runtime import (
 from torchtally.utils.data import current_executor
 
 if TYPE_CHECKING:
-    from torchtally import bench, compat, learn, testing
+    from torchtally import bench, compat, distributed, functional, learn, metrics, testing
 
 __version__ = "0.1.0"  # the single source: pyproject.toml reads it
 
-# Imported on first use: `testing` pulls in torch._dynamo, and `learn`/`bench`/`compat` are
-# periphery that a metrics-only user never needs (issue 16: `import torchtally` costs little
-# more than `import torch`).
-_LAZY_SUBMODULES = frozenset({"bench", "compat", "learn", "testing"})
+# Imported on first use: `testing` pulls in torch._dynamo, `learn`/`bench`/`compat` are
+# periphery that a metrics-only user never needs, and the metric catalog (`metrics`,
+# `functional`, `distributed`: about 140 modules) is not needed by a cstorch script that
+# uses none of it (issue 16: `import torchtally` costs little more than `import torch`).
+# `import torchtally.metrics` and `from torchtally.metrics import ...` load it as usual.
+_LAZY_SUBMODULES = frozenset(
+    {"bench", "compat", "distributed", "functional", "learn", "metrics", "testing"}
+)
 
 
 def __getattr__(name: str) -> Any:
