@@ -176,7 +176,6 @@ def _checked_compute(compute: _F) -> _F:
             return self._cached
         with self.synced():
             self.check_errors()
-            self._check_cat_capacity()
             value = compute(self)
         if isinstance(value, Tensor) and value.is_floating_point():
             if self._output_dtype is not None:
@@ -651,11 +650,12 @@ class Metric(nn.Module, ABC):
                 all_errors[index_].add_(count)
 
     def check_errors(self) -> None:
-        """Raise `MetricValueError` if `update` saw bad values. This reads the error counts
-        (one small device-to-host copy), so it is skipped while tracing."""
-        if not self.error_kinds or tracing(self._errors):
-            return
-        raise_for_counts(self.name, self.error_kinds, self._errors)
+        """Raise `MetricValueError` if `update` saw bad values, then if a `cat` state saw
+        more rows than its capacity (whatever `check_values` says). This reads the error
+        and fill counts (small device-to-host copies), so it is skipped while tracing."""
+        if self.error_kinds and not tracing(self._errors):
+            raise_for_counts(self.name, self.error_kinds, self._errors)
+        self._check_cat_capacity()
 
     def _cat_names(self) -> list[str]:
         return [name for name, reduction in self._reductions.items() if reduction == "cat"]
@@ -674,11 +674,17 @@ class Metric(nn.Module, ABC):
                 per_rank = self.__dict__.get("_synced_cat_counts", {}).get(name)
                 if per_rank is not None:
                     self._raise_synced_overflow(name, per_rank.tolist())
-                raise MetricValueError(
-                    f"`{self.name}` received {capacity + dropped} rows into its `cat` state "
-                    f"{name!r} of capacity {capacity}: {dropped} rows were dropped. Register "
-                    f"it with a capacity of at least {capacity + dropped}."
-                )
+                raise MetricValueError(self._cat_overflow_message(name, capacity, dropped))
+
+    def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
+        """What to tell a user whose `cat` state `name` (of `capacity` rows) dropped
+        `dropped` rows; metrics whose states are an implementation detail say it in their
+        own terms (samples, the `capacity=` argument, a constant-memory alternative)."""
+        return (
+            f"`{self.name}` received {capacity + dropped} rows into its `cat` state {name!r} "
+            f"of capacity {capacity}: {dropped} rows were dropped. Register it with a "
+            f"capacity of at least {capacity + dropped}."
+        )
 
     def _raise_synced_overflow(self, name: str, counts: list[int]) -> None:
         """The overflow of a synced `cat` state, in each rank's own rows and capacity."""

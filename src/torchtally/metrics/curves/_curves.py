@@ -13,7 +13,7 @@ from typing import Any, final
 import torch
 from torch import Tensor
 
-from torchtally._errors import MetricValueError, check_choice, check_int, tracing
+from torchtally._errors import check_choice, check_int
 from torchtally.functional._checks import count_negative, count_nonfinite
 from torchtally.functional.curves._curves import (
     AVERAGES,
@@ -153,20 +153,13 @@ class _CurveMetric(Metric):
         scores = torch.where(unused[:, None], float("-inf"), scores)
         return scores, labels.to(torch.float64), torch.where(unused, 0.0, weights)
 
-    def check_errors(self) -> None:
-        """Raise for bad values, then (exact mode) for samples dropped past the capacity,
-        whatever `check_values` says."""
-        super().check_errors()
-        if self.binned or tracing(self._errors):
-            return
-        dropped = int(self._cat_overflow("scores"))
-        if dropped:
-            seen = int(self.capacity or 0) + dropped
-            raise MetricValueError(
-                f"`{self.name}` received {seen} samples but its buffer holds "
-                f"capacity={self.capacity}: {dropped} samples were dropped. Construct it with "
-                f"capacity >= {seen}, or use binned mode (thresholds=...) for constant memory."
-            )
+    def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
+        seen = capacity + dropped
+        return (
+            f"`{self.name}` received {seen} samples but its buffer holds "
+            f"capacity={capacity}: {dropped} samples were dropped. Construct it with "
+            f"capacity >= {seen}, or use binned mode (thresholds=...) for constant memory."
+        )
 
     def _curves(self, exact: Any, binned: Any) -> Any:
         if self.binned:

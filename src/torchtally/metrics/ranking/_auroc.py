@@ -8,7 +8,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally._errors import MetricValueError, check_choice, check_int, tracing
+from torchtally._errors import check_choice, check_int
 from torchtally.functional._checks import count_nonfinite, count_nonfinite_rows
 from torchtally.functional.ranking._auroc import (
     AVERAGES,
@@ -207,26 +207,13 @@ class AUROCMetric(Metric):
             shape = (self.num_classes,)
         return torch.zeros(shape, dtype=torch.float64, device=self._errors.device)
 
-    def check_errors(self) -> None:
-        """Raise for bad values (see `Metric.check_errors`), then, in exact mode, for samples
-        dropped past the capacity, whatever `check_values` says: the AUROC of the kept
-        samples would silently differ from the AUROC of those seen."""
-        super().check_errors()
-        if self.num_bins is not None or tracing(self._errors):
-            return
-        dropped = int(self._cat_overflow("score_bits"))  # one host read, at compute only
-        per_rank = self.__dict__.get("_synced_cat_counts", {}).get("score_bits")
-        if dropped and per_rank is not None:
-            # synced: each rank has its own capacity; report the rows each one really saw
-            self._raise_synced_overflow("score_bits", per_rank.tolist())
-        if dropped:
-            seen = int(self._cat_values("score_bits")[0].shape[0]) + dropped
-            raise MetricValueError(
-                f"`{self.name}` received {seen} samples but its exact-mode buffer holds "
-                f"capacity={seen - dropped}: {dropped} samples were dropped. Construct it "
-                f"with capacity >= {seen}, or use binned mode (num_bins=...) for constant "
-                "memory."
-            )
+    def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
+        seen = capacity + dropped
+        return (
+            f"`{self.name}` received {seen} samples but its exact-mode buffer holds "
+            f"capacity={capacity}: {dropped} samples were dropped. Construct it with "
+            f"capacity >= {seen}, or use binned mode (num_bins=...) for constant memory."
+        )
 
     def extra_repr(self) -> str:
         mode = f"num_bins={self.num_bins}" if self.num_bins else f"capacity={self.capacity}"

@@ -254,21 +254,14 @@ class _RetrievalMetric(Metric):
             )
         return retrieval_aggregate(total, weight, minimum, maximum, self.aggregation)
 
-    def check_errors(self) -> None:
-        """Raise for bad values, then (flat form) for candidates dropped past the capacity,
-        whatever `check_values` says: the value over the kept ones would silently differ."""
-        super().check_errors()
-        if self.capacity is None or tracing(self._errors):
-            return
-        dropped = int(self._cat_overflow("preds"))
-        if dropped:
-            seen = self.capacity + dropped
-            raise MetricValueError(
-                f"`{self.name}` received {seen} candidates but its buffer holds "
-                f"capacity={self.capacity}: {dropped} samples were dropped. Construct it with "
-                f"capacity >= {seen}, or use the grouped form ((B, K) candidate lists) for "
-                "constant memory."
-            )
+    def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
+        seen = capacity + dropped
+        return (
+            f"`{self.name}` received {seen} candidates but its buffer holds "
+            f"capacity={capacity}: {dropped} samples were dropped. Construct it with "
+            f"capacity >= {seen}, or use the grouped form ((B, K) candidate lists) for "
+            "constant memory."
+        )
 
     def extra_repr(self) -> str:
         form = "grouped" if self.capacity is None else f"flat, capacity={self.capacity}"
