@@ -471,19 +471,13 @@ class SpearmanCorrCoef(Metric):
         std_t = (diff_t.square().sum(0) / count).sqrt()
         return _out((cov / (std_p * std_t + 1e-6)).clamp(-1.0, 1.0), self.num_outputs)
 
-    def check_errors(self) -> None:
-        """Raise when more pairs arrived than the buffer holds."""
-        super().check_errors()
-        if tracing(self._errors):
-            return
-        dropped = int(self._cat_overflow("preds"))
-        if dropped:
-            seen = self.capacity + dropped
-            raise ValueError(
-                f"`SpearmanCorrCoef` received {seen} pairs but its buffer holds "
-                f"capacity={self.capacity}: {dropped} were dropped. Construct it with "
-                f"capacity >= {seen}."
-            )
+    def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
+        seen = capacity + dropped
+        return (
+            f"`SpearmanCorrCoef` received {seen} pairs but its buffer holds "
+            f"capacity={capacity}: {dropped} were dropped. Construct it with "
+            f"capacity >= {seen}."
+        )
 
 
 # ------------------------------------------------------------------ more of TorchMetrics'

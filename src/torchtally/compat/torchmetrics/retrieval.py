@@ -20,7 +20,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from torchtally._errors import MetricValueError, tracing
+from torchtally._errors import tracing
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.functional.retrieval import (
     check_retrieval_args,
@@ -167,20 +167,14 @@ class _Retrieval(Metric):
             return torch.zeros((), dtype=torch.get_default_dtype(), device=values.device)
         return torch.as_tensor(self.aggregation(kept, dim=None))  # type: ignore[operator]
 
-    def check_errors(self) -> None:
-        """Raise for invalid targets, then for candidates dropped past the capacity."""
-        super().check_errors()
-        if tracing(self._errors):
-            return
-        dropped = int(self._cat_overflow("preds"))
-        if dropped:
-            seen = self.capacity + dropped
-            raise MetricValueError(
-                f"`{type(self).__name__}` received {seen} candidates but its buffer holds "
-                f"capacity={self.capacity}: {dropped} were dropped. Construct it with "
-                f"capacity >= {seen}, or use torchtally.metrics' grouped form ((B, K) "
-                "candidate lists) for constant memory."
-            )
+    def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
+        seen = capacity + dropped
+        return (
+            f"`{type(self).__name__}` received {seen} candidates but its buffer holds "
+            f"capacity={capacity}: {dropped} were dropped. Construct it with "
+            f"capacity >= {seen}, or use torchtally.metrics' grouped form ((B, K) "
+            "candidate lists) for constant memory."
+        )
 
 
 class RetrievalNormalizedDCG(_Retrieval):

@@ -23,7 +23,6 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from torchtally._errors import MetricValueError, tracing
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.functional._stat_scores import safe_divide
 from torchtally.functional.curves import exact_pr_curve, exact_roc
@@ -194,20 +193,14 @@ class _Curve(Metric):
         )
         return confmat.index_select(0, inverse).contiguous()
 
-    def check_errors(self) -> None:
-        """Raise for invalid targets, then (exact mode) for samples past the capacity."""
-        super().check_errors()
-        if self.thresholds is not None or tracing(self._errors):
-            return
-        dropped = int(self._cat_overflow("scores"))
-        if dropped:
-            seen = int(self.capacity or 0) + dropped
-            raise MetricValueError(
-                f"`{type(self).__name__}` (exact mode, thresholds=None) received {seen} samples "
-                f"but its buffer holds capacity={self.capacity}: {dropped} were dropped. "
-                f"Construct it with capacity >= {seen}, or pass thresholds=... for the binned "
-                "constant-memory mode."
-            )
+    def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
+        seen = capacity + dropped
+        return (
+            f"`{type(self).__name__}` (exact mode, thresholds=None) received {seen} samples "
+            f"but its buffer holds capacity={capacity}: {dropped} were dropped. "
+            f"Construct it with capacity >= {seen}, or pass thresholds=... for the binned "
+            "constant-memory mode."
+        )
 
     # ---------------------------------------------------------------- curve values
 
