@@ -295,3 +295,26 @@ def test_an_exact_checkpoint_holds_the_samples_seen_not_the_capacity() -> None:
     whole = AUROCMetric()
     whole.update(labels, scores)
     torch.testing.assert_close(resumed.compute(), whole.compute())
+
+
+def test_equal_scores_share_a_bin_whatever_their_label() -> None:
+    """Found by hypothesis: (-0.8 + 1) * 15 is 2.9999999999999996, which is bin 2, but adding
+    the positive label's offset of 30 first rounds it to 33.0 (bin 3): equal scores of a
+    positive and a negative landed in different bins, and the AUROC and its bound were wrong
+    (0.5 with bound 0 against scikit-learn's 0.4375)."""
+    labels = np.array([0, 1, 0, 0, 0, 1])
+    scores = np.array([-1.0, -0.3, -0.0, -0.1, -0.8, -0.8])
+    binary = AUROCMetric(num_bins=30, score_range=(-1.0, 1.0))
+    binary.update(torch.tensor(labels), torch.tensor(scores))
+    # both -0.8s in bin 2, the negative's and the positive's
+    assert binary.histogram[0, :, 2].tolist() == [1.0, 1.0]
+    assert abs(float(binary.compute()) - roc_auc_score(labels, scores)) <= float(
+        binary.error_bound()
+    )
+    # The multiclass path adds its offsets the same way: class 1's scores are these again.
+    table = np.stack([-scores, scores], axis=1)
+    multiclass = AUROCMetric(2, num_bins=30, score_range=(-1.0, 1.0), average="none")
+    multiclass.update(torch.tensor(labels), torch.tensor(table))
+    assert abs(float(multiclass.compute()[1]) - roc_auc_score(labels, scores)) <= float(
+        multiclass.error_bound()[1]
+    )

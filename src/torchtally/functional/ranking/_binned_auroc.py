@@ -102,12 +102,15 @@ def _add_counts(
     histogram: Tensor,
 ) -> None:
     x = scores if scores.dtype in (torch.float64, torch.float32) else scores.float()
-    # Truncation after clamping to [0, num_bins - 1] is a floor: every step is monotone. The
-    # label's offset is added before the one integer conversion (exact: below 2**24).
+    # Truncation after clamping to [0, num_bins - 1] is a floor: every step is monotone. It
+    # comes before the label's offset is added: 2.9999999999999996 + 30 rounds to 33.0, so
+    # an offset added to the fraction would put equal scores of a positive and a negative
+    # in different bins. Integer-valued floats add exactly (below 2**24) before the one
+    # integer conversion.
     scale = num_bins / (high - low)
     # x - 0.0 is x: the common (0, 1) range skips the subtraction (x * scale makes the copy)
     bins = (x.mul(scale) if low == 0.0 else x.sub(low).mul_(scale)).nan_to_num_(nan=0.0)
-    bins.clamp_(0, num_bins - 1)
+    bins.clamp_(0, num_bins - 1).trunc_()
     if num_classes is None:
         index = bins.add_(labels > 0, alpha=num_bins).long()
         weight = index.new_ones((), dtype=torch.float64).expand(index.shape[0])
