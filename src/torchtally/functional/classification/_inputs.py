@@ -14,6 +14,7 @@ __all__ = [
     "check_index_labels",
     "is_binary_scores",
     "positive_scores",
+    "rows_read_alone",
 ]
 
 SCORE_KINDS = ("auto", "probabilities", "logits")
@@ -134,3 +135,19 @@ def is_binary_scores(labels: Tensor, predictions: Tensor) -> bool:
         and predictions.shape[-1] == 1
         and predictions.shape[:-1] == labels.shape
     )
+
+
+def rows_read_alone(labels: Tensor, predictions: Tensor, score_kind: str) -> bool:
+    """Whether each row of a batch means the same whatever the other rows hold, so that
+    batches may be concatenated before an update (see `Metric._coalescible`).
+
+    Integer predictions and class scores (a trailing class dimension) are; floating scores
+    shaped like `labels` with `score_kind="auto"` are not, since a batch with any score outside
+    [0, 1] is read as logits. Predictions of another shape (reshaped with a warning) are
+    refused too, so that the warning still comes with the call that earns it.
+    """
+    if predictions.dim() == labels.dim() + 1 and predictions.shape[-1] > 1:
+        return predictions.shape[:-1] == labels.shape
+    if predictions.shape != labels.shape:
+        return False
+    return score_kind != "auto" or not predictions.is_floating_point()

@@ -17,7 +17,11 @@ from torchtally.functional.classification._accuracy import (
     accuracy_update_checked,
     class_score_accuracy_update,
 )
-from torchtally.functional.classification._inputs import SCORE_KINDS, check_index_labels
+from torchtally.functional.classification._inputs import (
+    SCORE_KINDS,
+    check_index_labels,
+    rows_read_alone,
+)
 from torchtally.functional.classification._valid_inputs import count_nonfinite_weights
 from torchtally.metrics._base import Metric
 
@@ -176,6 +180,9 @@ class AccuracyMetric(Metric):
             )
         buffers["correct"].add_(correct)  # type: ignore[union-attr]
         buffers["total"].add_(total)  # type: ignore[union-attr]
+
+    def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
+        return len(args) in (2, 3) and rows_read_alone(args[0], args[1], self.score_kind)
 
     def compute(self) -> Tensor:
         return accuracy_compute(self.correct, self.total)

@@ -22,7 +22,7 @@ from torchtally.functional.classification._class_counts import (
     class_counts_update,
     class_counts_width,
 )
-from torchtally.functional.classification._inputs import SCORE_KINDS
+from torchtally.functional.classification._inputs import SCORE_KINDS, rows_read_alone
 from torchtally.functional.classification._valid_inputs import (
     class_score_batch,
     classification_task,
@@ -200,6 +200,9 @@ class ClassCountsMetric(Metric):
                     weights=weights,
                 )
             self._record_errors(*errors)
+
+    def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
+        return len(args) in (2, 3) and rows_read_alone(args[0], args[1], self.score_kind)
 
     def extra_repr(self) -> str:
         return f"name={self.name!r}, task={self.task!r}, num_classes={self.num_classes!r}"

@@ -14,7 +14,7 @@ from torchtally.functional.classification._confusion_matrix import (
     confusion_matrix_compute,
     confusion_matrix_update,
 )
-from torchtally.functional.classification._inputs import SCORE_KINDS
+from torchtally.functional.classification._inputs import SCORE_KINDS, rows_read_alone
 from torchtally.functional.classification._valid_inputs import (
     class_score_batch,
     error_kinds,
@@ -130,6 +130,9 @@ class ConfusionMatrixMetric(Metric):
                 else multiclass_errors_from_maxima(labels, shared[1], self.num_classes, weights)
             )
             self._record_errors(*errors)
+
+    def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
+        return len(args) in (2, 3) and rows_read_alone(args[0], args[1], self.score_kind)
 
     def compute(self) -> Tensor:
         return confusion_matrix_compute(self.confusion_matrix, self.normalize)

@@ -66,6 +66,10 @@ class MetricCollection(nn.Module):
         self.share_statistics = share_statistics
         self._owners: dict[str, str] = {}  # member -> the member whose update it shares
         self._sources: dict[str, str] = {}  # derived member -> the owner it derives from
+        for _, metric in self._items():
+            # Members may share state tensors, which a member's held batches (metrics._coalesce)
+            # would leave stale for the others: every member updates directly.
+            metric.coalesce_updates(False)
         if share_statistics:
             self._plan_groups()
         self._alias_shared_states()
