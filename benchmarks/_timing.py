@@ -30,6 +30,7 @@ def interleaved(
     sync: Callable[[], None] | None = None,
     prepare: dict[str, Callable[[], object]] | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    finish: dict[str, Callable[[], object]] | None = None,
 ) -> dict[str, Timing]:
     """Time each callable `inner` times per round over `rounds` rounds, round-robin.
 
@@ -44,6 +45,8 @@ def interleaved(
         clock: The clock (seconds). `time.thread_time` counts only this thread's CPU time:
             with one intra-op thread it is the work done, unaffected by other processes
             taking the cores (on a loaded machine wall time swings several-fold).
+        finish: name -> callable run once after that contender's `inner` calls, inside the
+            timed window (e.g. applying updates a metric held back, so they are paid for).
 
     Returns:
         name -> Timing with the median seconds per call.
@@ -58,6 +61,8 @@ def interleaved(
             start = clock()
             for _ in range(inner):
                 fn()
+            if finish and name in finish:
+                finish[name]()
             if sync is not None:
                 sync()
             elapsed = (clock() - start) / inner

@@ -81,10 +81,19 @@ class Contender:
     compute: Callable[[], object] | None = None
     metric: Any = None
     inputs: tuple[torch.Tensor, ...] = ()
+    #: Run after each timed window's calls, inside it: torchtally applies the small batches it
+    #: held back (`coalesce_updates`), so their update is paid for in the window that made them.
+    finish: Callable[[], object] | None = None
 
 
 def _library(metric: Any, *inputs: torch.Tensor) -> Contender:
     return Contender(lambda: metric.update(*inputs), metric.reset, metric.compute, metric, inputs)
+
+
+def _ours(metric: Any, *inputs: torch.Tensor) -> Contender:
+    contender = _library(metric, *inputs)
+    contender.finish = metric.flush
+    return contender
 
 
 def with_compiled(group: dict[str, Contender]) -> dict[str, Contender]:
@@ -92,10 +101,10 @@ def with_compiled(group: dict[str, Contender]) -> dict[str, Contender]:
     (and with `--compare-dynamic` one compiled with `dynamic=True`, every size symbolic)."""
     ours = group["torchtally"]
     compiled = copy.deepcopy(ours.metric).compile_update()
-    group = {**group, COMPILED: _library(compiled, *ours.inputs)}
+    group = {**group, COMPILED: _ours(compiled, *ours.inputs)}
     if COMPARE_DYNAMIC:
         dynamic = copy.deepcopy(ours.metric).compile_update(dynamic=True)
-        group[COMPILED_DYNAMIC] = _library(dynamic, *ours.inputs)
+        group[COMPILED_DYNAMIC] = _ours(dynamic, *ours.inputs)
     return group
 
 
@@ -154,7 +163,7 @@ def contenders(family: str, n: int, classes: int, capacity: int) -> dict[str, Co
 
         return {
             "raw torch": _raw(raw_acc, acc),
-            "torchtally": _library(tt.AccuracyMetric(), labels, scores),
+            "torchtally": _ours(tt.AccuracyMetric(), labels, scores),
             "TorchMetrics": _library(
                 tm.MulticlassAccuracy(classes, average="micro"), scores, labels
             ),
@@ -177,7 +186,7 @@ def contenders(family: str, n: int, classes: int, capacity: int) -> dict[str, Co
             eval_ = te.MulticlassConfusionMatrix(classes)
         return {
             "raw torch": _raw(raw_matrix, matrix),
-            "torchtally": _library(ours, labels, scores),
+            "torchtally": _ours(ours, labels, scores),
             "TorchMetrics": _library(theirs, scores, labels),
             "torcheval": _library(eval_, scores, labels),
         }
@@ -191,7 +200,7 @@ def contenders(family: str, n: int, classes: int, capacity: int) -> dict[str, Co
 
         return {
             "raw torch": _raw(raw_top5, hits),
-            "torchtally": _library(tt.TopKAccuracyMetric(5), labels, scores),
+            "torchtally": _ours(tt.TopKAccuracyMetric(5), labels, scores),
             "TorchMetrics": _library(
                 tm.MulticlassAccuracy(classes, top_k=5, average="micro"), scores, labels
             ),
@@ -202,7 +211,7 @@ def contenders(family: str, n: int, classes: int, capacity: int) -> dict[str, Co
         probs = torch.sigmoid(scores[:, 0])
         return {
             "raw copy": _raw_copy(probs, binary, capacity=capacity),
-            "torchtally": _library(tt.AUROCMetric(capacity=capacity), binary, probs),
+            "torchtally": _ours(tt.AUROCMetric(capacity=capacity), binary, probs),
             "TorchMetrics": _library(tm.BinaryAUROC(), probs, binary),
             "torcheval": _library(te.BinaryAUROC(), probs, binary),
         }
@@ -210,7 +219,7 @@ def contenders(family: str, n: int, classes: int, capacity: int) -> dict[str, Co
         probs = scores.softmax(-1)
         return {
             "raw copy": _raw_copy(probs, labels, capacity=capacity),
-            "torchtally": _library(tt.AUROCMetric(classes, capacity=capacity), labels, probs),
+            "torchtally": _ours(tt.AUROCMetric(classes, capacity=capacity), labels, probs),
             "TorchMetrics": _library(tm.MulticlassAUROC(classes), probs, labels),
             "torcheval": _library(te.MulticlassAUROC(num_classes=classes), probs, labels),
         }
@@ -225,7 +234,7 @@ def contenders(family: str, n: int, classes: int, capacity: int) -> dict[str, Co
 
         return {
             "raw torch": _raw(raw_binned, histogram),
-            "torchtally": _library(tt.AUROCMetric(num_bins=200), binary, probs),
+            "torchtally": _ours(tt.AUROCMetric(num_bins=200), binary, probs),
             "TorchMetrics": _library(tm.BinaryAUROC(thresholds=200), probs, binary),
             "torcheval": _library(te.BinaryBinnedAUROC(threshold=200), probs, binary),
         }
@@ -239,7 +248,7 @@ def contenders(family: str, n: int, classes: int, capacity: int) -> dict[str, Co
 
         return {
             "raw torch": _raw(raw_mse, sq),
-            "torchtally": _library(tt.MSEMetric(), target, prediction),
+            "torchtally": _ours(tt.MSEMetric(), target, prediction),
             "TorchMetrics": _library(tmr.MeanSquaredError(), prediction, target),
             "torcheval": _library(te.MeanSquaredError(), prediction, target),
         }
@@ -254,7 +263,7 @@ def contenders(family: str, n: int, classes: int, capacity: int) -> dict[str, Co
 
         return {
             "raw torch": _raw(raw_r2, r2),
-            "torchtally": _library(tt.R2ScoreMetric(), target, prediction),
+            "torchtally": _ours(tt.R2ScoreMetric(), target, prediction),
             "TorchMetrics": _library(tmr.R2Score(), prediction, target),
             "torcheval": _library(te.R2Score(), prediction, target),
         }
@@ -267,7 +276,7 @@ def contenders(family: str, n: int, classes: int, capacity: int) -> dict[str, Co
 
         return {
             "raw torch": _raw(raw_mean, total),
-            "torchtally": _library(tt.MeanMetric(), target),
+            "torchtally": _ours(tt.MeanMetric(), target),
             "TorchMetrics": _library(TMMean(), target),
             "torcheval": _library(te.Mean(), target),
         }
@@ -317,6 +326,7 @@ def measure_case(family: str, n: int, classes: int, rounds: int) -> dict[str, An
         inner=inner,
         prepare={name: c.reset for name, c in group.items()},
         clock=CLOCK,
+        finish={name: c.finish for name, c in group.items() if c.finish is not None},
     )
     us = {name: t.median_us for name, t in timings.items()}
     best_peer = min(us["TorchMetrics"], us["torcheval"])
@@ -362,6 +372,7 @@ def measure_eval(family: str, n: int, classes: int, rounds: int) -> dict[str, An
         warmup=1,
         prepare={name: c.reset for name, c in group.items()},
         clock=CLOCK,
+        finish={name: c.finish for name, c in group.items() if c.finish is not None},
     )
     ms = {name: t.median_s * 1e3 for name, t in timings.items()}
     best_peer = min(ms["TorchMetrics"], ms["torcheval"])
@@ -514,11 +525,13 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     if COMPILE_UPDATE and not args.compile_cache:
         # Every first call a cold compile, as a user's first run (not a cache hit of the
         # same graph compiled for an earlier case).
-        import torch._functorch.config
-        import torch._inductor.config
+        # Aliased: a plain `import torch._inductor.config` here would make `torch` a local
+        # name of this function, unbound on the --no-compile-update path.
+        import torch._functorch.config as functorch_config
+        import torch._inductor.config as inductor_config
 
-        torch._inductor.config.fx_graph_cache = False
-        torch._functorch.config.enable_autograd_cache = False
+        inductor_config.fx_graph_cache = False
+        functorch_config.enable_autograd_cache = False
     torch.set_num_threads(1)  # fair to every contender and stable on a shared machine
     rounds = args.rounds or (7 if args.quick else 15)
     rows = []
