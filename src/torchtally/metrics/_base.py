@@ -81,7 +81,7 @@ def _count_update(update: _F) -> _F:
                 outermost
                 and self.__dict__["_coalesce"]
                 and not torch._C._len_torch_dispatch_stack()
-                and not torch.jit.is_tracing()
+                and not torch._C._is_tracing()  # torch.jit.trace records the ops it runs
             ):
                 return _coalesced_update(self, args, kwargs)
             return _update_body(self, args, kwargs)

@@ -86,6 +86,11 @@ class MeanMetric(Metric):
     def compute(self) -> Tensor:
         return mean_compute(self.weighted_sum, self.weight_total)
 
+    def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
+        # Weighted sums over elements; a weight shaped like the values (a scalar weight has
+        # another leading size and never gets here)
+        return len(args) in (1, 2)
+
 
 @final
 class PerplexityMetric(Metric):

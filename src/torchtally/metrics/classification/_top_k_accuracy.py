@@ -97,3 +97,6 @@ class TopKAccuracyMetric(Metric):
 
     def extra_repr(self) -> str:
         return f"name={self.name!r}, k={self.k}"
+
+    def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
+        return len(args) in (2, 3)  # hits and totals are sums over rows

@@ -218,3 +218,8 @@ class AUROCMetric(Metric):
     def extra_repr(self) -> str:
         mode = f"num_bins={self.num_bins}" if self.num_bins else f"capacity={self.capacity}"
         return f"name={self.name!r}, num_classes={self.num_classes}, {mode}"
+
+    def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
+        # Histogram counts, or rows appended (in call order): AUROC reads neither the order
+        # nor a batch as a whole
+        return len(args) == 2

@@ -57,6 +57,9 @@ class _MeanErrorMetric(Metric):
     def compute(self) -> Tensor:
         return cast(Tensor, self.scale * self.error_sum / self.count)
 
+    def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
+        return len(args) == 2  # an error sum and a count over elements
+
 
 @final
 class MSEMetric(_MeanErrorMetric):

@@ -91,3 +91,6 @@ class R2ScoreMetric(Metric):
         return r2_compute(
             self.sum_y, self.sum_y2, self.sum_squared_error, self.count, self.multioutput
         )
+
+    def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
+        return len(args) == 2  # sums over rows
