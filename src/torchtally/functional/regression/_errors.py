@@ -52,18 +52,23 @@ _BLOCK = 1 << 16
 def _error_sum(labels: Tensor, predictions: Tensor, absolute: bool) -> Tensor:
     rows = blocked(predictions, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
     if rows is None or not (predictions.is_contiguous() and labels.is_contiguous()):
-        return _error_piece(labels, predictions, absolute).sum(dtype=torch.float64)
+        return _piece_sum(labels, predictions, absolute)
     flat_p, flat_y = predictions.view(-1), labels.view(-1)
-    total = _error_piece(flat_y[:rows], flat_p[:rows], absolute).sum(dtype=torch.float64)
+    total = _piece_sum(flat_y[:rows], flat_p[:rows], absolute)
     for start in range(rows, flat_p.shape[0], rows):
         stop = start + rows
-        total.add_(_error_piece(flat_y[start:stop], flat_p[start:stop], absolute).sum())
+        total.add_(_piece_sum(flat_y[start:stop], flat_p[start:stop], absolute))
     return total
 
 
-def _error_piece(labels: Tensor, predictions: Tensor, absolute: bool) -> Tensor:
+def _piece_sum(labels: Tensor, predictions: Tensor, absolute: bool) -> Tensor:
     difference = _float64_difference(predictions, labels)
-    return difference.abs_() if absolute else difference.square_()
+    if absolute:
+        return difference.abs_().sum()
+    flat = difference if difference.dim() == 1 else difference.reshape(-1)
+    # One dot product squares and sums in a single pass with no squared buffer (a float64
+    # dot of float64 values: the same float64 arithmetic, only summed in another order).
+    return torch.dot(flat, flat)
 
 
 def squared_error_sum(labels: Tensor, predictions: Tensor) -> Tensor:

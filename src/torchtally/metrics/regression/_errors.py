@@ -49,10 +49,11 @@ class _MeanErrorMetric(Metric):
         if self.check_values:
             self._record_errors(count_nonfinite(labels), count_nonfinite(predictions))
         # The (1,) buffers themselves (a 0-d state read as `self.count` costs a failed
-        # attribute lookup and __getattr__), and the count as a number: no tensor made for it.
+        # attribute lookup and __getattr__), and the count as a Python float: no tensor made
+        # for it (an int into the float64 state takes a slower promoting path, ~1.7 µs).
         buffers = self._buffers
         buffers["error_sum"].add_(error_sum)  # type: ignore[union-attr]
-        buffers["count"].add_(labels.numel())  # type: ignore[union-attr]
+        buffers["count"].add_(float(labels.numel()))  # type: ignore[union-attr]
 
     def compute(self) -> Tensor:
         return cast(Tensor, self.scale * self.error_sum / self.count)
