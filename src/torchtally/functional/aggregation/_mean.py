@@ -17,19 +17,27 @@ __all__ = [
     "perplexity",
     "perplexity_update",
     "scalar_weight_mean_update",
+    "scalar_weight_sum",
 ]
 
 
 def _sum_to_float64(value: Tensor) -> Tensor:
-    """The sum of `value` as a float64 0-d tensor.
+    """The sum of `value` as a float64 0-d tensor (see `_batch_sum`)."""
+    total = _batch_sum(value)
+    return total if total.dtype == torch.float64 else total.double()
+
+
+def _batch_sum(value: Tensor) -> Tensor:
+    """The sum of `value` as a 0-d tensor at float64 accuracy or (large float32 batches)
+    float32's, which a float64 state widens exactly as it adds it (no op for the widening).
 
     float32 is summed in float32 (CPU and CUDA sum pairwise, so the error stays near float32
-    rounding of the result, the precision `MeanMetric` returns) and then widened: a float64
-    sum of float32 values converts a float64 copy of the whole batch first (4x the time at
-    2^18 elements). Small batches (a one-number loss) and other dtypes (float16's small
-    range, integers) sum in float64, in one op."""
+    rounding of the result, the precision `MeanMetric` returns): a float64 sum of float32
+    values converts a float64 copy of the whole batch first (4x the time at 2^18 elements).
+    Small batches (a one-number loss) and other dtypes (float16's small range, integers) sum
+    in float64, in one op."""
     if value.dtype == torch.float32 and eager_at_least(value, 4096):
-        return value.sum().double()
+        return value.sum()
     return value.sum(dtype=torch.float64)
 
 
@@ -58,9 +66,18 @@ def scalar_weight_mean_update(value: Tensor, weight: float) -> tuple[Tensor, flo
 
     One float64 sum of the values scaled once, instead of an N-sized broadcast product and a
     second sum over the weights."""
-    total = _sum_to_float64(value)
+    total, weight_total = scalar_weight_sum(value, weight)
+    return (total if total.dtype == torch.float64 else total.double()), weight_total
+
+
+def scalar_weight_sum(value: Tensor, weight: float) -> tuple[Tensor, float]:
+    """`scalar_weight_mean_update` for a float64 state: the weighted sum may be a float32
+    0-d tensor (a large float32 batch with weight 1, summed in float32), which the state's
+    `add_` widens exactly, one op fewer than widening it here."""
     scale = float(weight)
-    return (total if scale == 1.0 else total * scale), value.numel() * scale
+    if scale == 1.0:
+        return _batch_sum(value), float(value.numel())
+    return _sum_to_float64(value) * scale, value.numel() * scale
 
 
 def _broadcast_shape(a: torch.Size, b: torch.Size) -> torch.Size | None:

@@ -13,7 +13,7 @@ from torchtally.functional._checks import check_tensor, count_negative, count_no
 from torchtally.functional.aggregation._mean import (
     mean_compute,
     mean_update,
-    scalar_weight_mean_update,
+    scalar_weight_sum,
 )
 from torchtally.functional.aggregation._perplexity import (
     LOSS_REDUCTIONS,
@@ -71,7 +71,7 @@ class MeanMetric(Metric):
         buffers = self._buffers
         if not isinstance(weight, Tensor):
             # A Python weight: its total is a number, added without making a tensor for it.
-            weighted_sum, scalar_total = scalar_weight_mean_update(value, weight)
+            weighted_sum, scalar_total = scalar_weight_sum(value, weight)
             if self.check_values:
                 self._record_errors(count_nonfinite(value))
             buffers["weighted_sum"].add_(weighted_sum)  # type: ignore[union-attr]
