@@ -13,9 +13,11 @@ from torchtally.functional.aggregation._nonfinite import count_nonfinite_values
 from torchtally.metrics import MeanMetric, MetricValueError, MSEMetric, R2ScoreMetric
 
 
-def _with_bad(size: int, dtype: torch.dtype, bad: int, seed: int) -> torch.Tensor:
+def _with_bad(
+    size: int, dtype: torch.dtype, bad: int, seed: int, scale: float = 1e30
+) -> torch.Tensor:
     g = torch.Generator().manual_seed(seed)
-    values = (torch.randn(size, generator=g) * 1e30).to(dtype)
+    values = (torch.randn(size, generator=g) * scale).to(dtype)
     picks = torch.randperm(size, generator=g)[:bad]
     kinds = [float("nan"), float("inf"), float("-inf")]
     for i, pick in enumerate(picks.tolist()):
@@ -64,3 +66,13 @@ def test_metrics_report_exact_counts_for_large_batches() -> None:
     mean.update(predictions)
     with pytest.raises(MetricValueError, match=r"non-finite values \(5 values\)"):
         mean.compute()
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+@pytest.mark.parametrize("size", [1, 64, 4095, 4096, 70_000])
+def test_small_and_mid_batches_match_numpy(dtype: torch.dtype, size: int) -> None:
+    bad = min(size, 5)
+    values = _with_bad(size, dtype, bad, seed=size, scale=100.0)
+    got = count_nonfinite_values(values)
+    assert got is not None and got.dtype == torch.int64 and got.shape == ()
+    assert int(got) == int((~np.isfinite(values.float().numpy())).sum()) == bad
