@@ -1,4 +1,4 @@
-"""Reused float64 scratch buffers for the blocked eager CPU regression sums.
+"""Reused float64 scratch buffers for blocked eager CPU sums (MSE, MAE, R2, weighted mean).
 
 A blocked sum converts each block of a large float32 batch to float64 before the arithmetic.
 A fresh float64 block per call is an allocation of half a megabyte or more, which the CPU
