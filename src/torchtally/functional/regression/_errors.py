@@ -7,6 +7,7 @@ from torch import Tensor
 
 from torchtally.functional._blocks import blocked
 from torchtally.functional._checks import check_same_shape
+from torchtally.functional.regression._workspace import float64_scratch
 
 __all__ = [
     "absolute_error_sum",
@@ -52,18 +53,31 @@ _BLOCK = 1 << 16
 def _error_sum(labels: Tensor, predictions: Tensor, absolute: bool) -> Tensor:
     rows = blocked(predictions, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
     if rows is None or not (predictions.is_contiguous() and labels.is_contiguous()):
-        return _error_piece(labels, predictions, absolute).sum(dtype=torch.float64)
+        return _piece_sum(_float64_difference(predictions, labels), absolute)
     flat_p, flat_y = predictions.view(-1), labels.view(-1)
-    total = _error_piece(flat_y[:rows], flat_p[:rows], absolute).sum(dtype=torch.float64)
-    for start in range(rows, flat_p.shape[0], rows):
+    (scratch,) = float64_scratch(1, rows)
+    total: Tensor | None = None
+    for start in range(0, flat_p.shape[0], rows):
         stop = start + rows
-        total.add_(_error_piece(flat_y[start:stop], flat_p[start:stop], absolute).sum())
+        # the predictions' float64 copy in the reused scratch buffer, minus the labels
+        # promoted inside the kernel: exactly the float64 subtraction
+        block = flat_p[start:stop]
+        labels_block = _floating(flat_y[start:stop])
+        difference = scratch[: block.shape[0]].copy_(block).sub_(labels_block)
+        piece = _piece_sum(difference, absolute)
+        total = piece if total is None else total.add_(piece)
+    assert total is not None  # blocked() only splits a non-empty batch
     return total
 
 
-def _error_piece(labels: Tensor, predictions: Tensor, absolute: bool) -> Tensor:
-    difference = _float64_difference(predictions, labels)
-    return difference.abs_() if absolute else difference.square_()
+def _piece_sum(difference: Tensor, absolute: bool) -> Tensor:
+    """Σ|d| or Σd² of a float64 difference that this call owns (it is overwritten)."""
+    if absolute:
+        return difference.abs_().sum()
+    flat = difference if difference.dim() == 1 else difference.reshape(-1)
+    # One dot product squares and sums in a single pass with no squared buffer (a float64
+    # dot of float64 values: the same float64 arithmetic, only summed in another order).
+    return torch.dot(flat, flat)
 
 
 def squared_error_sum(labels: Tensor, predictions: Tensor) -> Tensor:

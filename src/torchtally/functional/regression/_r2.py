@@ -10,6 +10,7 @@ from torch import Tensor
 from torchtally._errors import check_choice
 from torchtally.functional._blocks import blocked
 from torchtally.functional._checks import check_same_shape
+from torchtally.functional.regression._workspace import float64_scratch
 
 __all__ = ["MULTIOUTPUT", "r2_compute", "r2_score", "r2_sums", "r2_update"]
 
@@ -19,27 +20,32 @@ MULTIOUTPUT = ("uniform_average", "raw_values", "variance_weighted")
 def r2_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """Per-output Σy, Σy², Σ(y - p)² and the sample count of one batch.
 
-    `labels` is `(N,)` for one output or `(N, num_outputs)`; sums are float64.
+    `labels` is `(N,)` for one output or `(N, num_outputs)`; sums are float64 `(num_outputs,)`.
     """
-    sum_y, sum_y2, sse = r2_sums(labels, predictions)
+    sums = r2_sums(labels, predictions)
+    sum_y, sum_y2, sse = (total.reshape(-1) for total in sums)
     return sum_y, sum_y2, sse, sum_y.new_full((), labels.shape[0] if labels.dim() else 1)
 
 
 def r2_sums(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-    """`r2_update` without the count (a metric adds `labels.shape[0]` as a number)."""
+    """`r2_update` without the count (a metric adds `labels.shape[0]` as a number); 0-d sums
+    for `(N,)` labels (they add into a `(1,)` state as they are)."""
     check_same_shape("labels", labels, "predictions", predictions)
     outputs = math.prod(labels.shape[1:])
     rows = blocked(labels, outputs, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
     if rows is None:
         return _r2_piece(labels, predictions)
     # Eager CPU, a large batch: in blocks of rows, so that the float64 copies are
-    # cache-sized buffers reused by every block instead of fresh batch-sized allocations.
-    sums = list(_r2_piece(labels[:rows], predictions[:rows]))
+    # cache-sized scratch buffers reused by every block and every call instead of fresh
+    # batch-sized allocations.
+    scratch = float64_scratch(2, rows * outputs)
+    sums = _r2_piece(labels[:rows], predictions[:rows], scratch)
     for start in range(rows, labels.shape[0], rows):
-        piece = _r2_piece(labels[start : start + rows], predictions[start : start + rows])
+        stop = start + rows
+        piece = _r2_piece(labels[start:stop], predictions[start:stop], scratch)
         for total, part in zip(sums, piece, strict=True):
             total.add_(part)
-    return sums[0], sums[1], sums[2]
+    return sums
 
 
 #: From this many elements an eager CPU update works in blocks of about `_BLOCK` elements.
@@ -47,18 +53,31 @@ _BLOCK_FROM = 1 << 17
 _BLOCK = 1 << 16
 
 
-def _r2_piece(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-    y = labels.double().reshape(labels.shape[0], math.prod(labels.shape[1:]))
-    # (p - y)² = (y - p)², taken in place in the predictions' float64 copy (one batch-sized
-    # buffer, not two); a float64 input is never written
-    residual = predictions.double()
-    residual = (
-        residual.reshape(y.shape) - y
-        if residual is predictions
-        else residual.reshape(y.shape).sub_(y)
-    )
+def _r2_piece(
+    labels: Tensor, predictions: Tensor, scratch: list[Tensor] | None = None
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Σy, Σy², Σ(p - y)² of one piece in float64 arithmetic, in fresh float64 copies or in
+    `scratch` (two float64 buffers of at least `labels.numel()` elements, overwritten)."""
+    if scratch is None:
+        y = labels.double()
+        # (p - y)² = (y - p)², taken in place in the predictions' float64 copy (one
+        # batch-sized buffer, not two; float64 on both sides: the vectorized same-dtype
+        # kernel); a float64 input is never written
+        residual = predictions.double()
+        residual = residual - y if residual is predictions else residual.sub_(y)
+    else:
+        size, shape = labels.numel(), labels.shape
+        y = labels if labels.dtype == torch.float64 else scratch[0][:size].view(shape)
+        if y is not labels:
+            y.copy_(labels)
+        residual = scratch[1][:size].view(shape).copy_(predictions).sub_(y)
+    if y.dim() == 1:
+        # One dot product squares and sums in a single pass with no squared buffer.
+        return y.sum(), torch.dot(y, y), torch.dot(residual, residual)
+    y = y.reshape(y.shape[0], math.prod(y.shape[1:]))
+    residual = residual.reshape(y.shape)
     sum_y = y.sum(0)
-    # Squared in place when `y` is this call's own float64 copy (one batch-sized buffer less)
+    # Squared in place when `y` is this call's own float64 buffer (one batch-sized buffer less)
     squares = y.square() if labels.dtype == torch.float64 else y.square_()
     return sum_y, squares.sum(0), residual.square_().sum(0)
 

@@ -1,0 +1,71 @@
+"""The blocked eager CPU regression sums reuse per-thread float64 scratch buffers (issue 16):
+results stay those of float64 arithmetic (scikit-learn in float64 is the oracle) whatever
+ran before, in any thread, and the caller's tensors are never written."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+import torch
+from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+from torchtally.functional.regression import _errors, _r2
+from torchtally.metrics import MAEMetric, MSEMetric, R2ScoreMetric
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    for module in (_errors, _r2):  # blocks of 300 elements from 1000 up
+        monkeypatch.setattr(module, "_BLOCK_FROM", 1000)
+        monkeypatch.setattr(module, "_BLOCK", 300)
+
+
+def _oracles(labels: torch.Tensor, predictions: torch.Tensor) -> list[float]:
+    y, p = labels.double().numpy(), predictions.double().numpy()
+    return [mean_squared_error(y, p), mean_absolute_error(y, p), r2_score(y, p)]
+
+
+def _metrics(labels: torch.Tensor, predictions: torch.Tensor) -> list[float]:
+    out = []
+    for metric in (MSEMetric(), MAEMetric(), R2ScoreMetric()):
+        metric.update(labels, predictions)
+        out.append(float(metric.compute()))
+    return out
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize("label_dtype", [torch.bool, torch.float16, torch.float64])
+def test_scratch_reuse_across_sizes_and_dtypes(label_dtype: torch.dtype) -> None:
+    g = torch.Generator().manual_seed(7)
+    for size in (2501, 1000, 4000):  # a larger, a smaller, then a larger batch again
+        labels = (torch.randn(size, generator=g) * 3).to(label_dtype)
+        predictions = torch.randn(size, generator=g) * 3
+        before = (labels.clone(), predictions.clone())
+        got, expected = _metrics(labels, predictions), _oracles(labels, predictions)
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+        assert torch.equal(labels, before[0]) and torch.equal(predictions, before[1])
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_threads_use_their_own_scratch() -> None:
+    g = torch.Generator().manual_seed(8)
+    inputs = [(torch.randn(3001, generator=g), torch.randn(3001, generator=g)) for _ in range(4)]
+    expected = [_oracles(y, p) for y, p in inputs]
+    results: dict[int, list[list[float]]] = {}
+    start = threading.Barrier(len(inputs))
+
+    def work(i: int) -> None:
+        start.wait()
+        results[i] = [_metrics(*inputs[i]) for _ in range(20)]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(inputs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for i, runs in results.items():
+        for got in runs:
+            np.testing.assert_allclose(got, expected[i], rtol=1e-12)
+    assert len(results) == len(inputs)
