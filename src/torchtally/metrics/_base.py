@@ -573,27 +573,44 @@ class Metric(nn.Module, ABC):
             return
         notes[name] = (id(count), count.data_ptr(), count._version, fill)
 
-    def _known_cat_fill(self, name: str, *tensors: Tensor) -> int | None:
+    def _known_cat_fill(self, name: str, *tensors: Tensor, read: bool = False) -> int | None:
         """The host note of `cat` state `name`'s fill count if it is current and the call
-        is eager (not compiling, tracing or on fake tensors), else None."""
+        is eager (not compiling, tracing or on fake tensors), else None.
+
+        With `read=True` (for compute, which reads the counts anyway; never in `update`), a
+        stale note of an eager CPU count is renewed from the count itself: one memory read,
+        no device sync. Then this compute, and the eager appends after it, take their fast
+        paths again after a write the note did not see (a compiled step, a merge, a load).
+        """
         if torch.compiler.is_compiling():
             # First, so that a compiled update never reads (and guards on) the note, which
             # every eager append changes: a guard on it would recompile after each one.
             return None
         note = self.__dict__.get("_cat_fill", {}).get(name)
-        if note is None:
+        if note is None and not read:
             return None
         count: Tensor = self._buffers[name + _COUNT_SUFFIX]  # type: ignore[assignment]
         if (
-            note[0] != id(count)
+            note is not None
+            and note[0] == id(count)
+            and note[2] == count._version
+            and note[1] == count.data_ptr()
+            and not count.is_inference()
+            and not torch.jit.is_tracing()
+            and not tracing(count, *tensors)
+        ):
+            return cast(int, note[3])
+        if (
+            not read
+            or count.device.type != "cpu"
             or count.is_inference()
-            or note[2] != count._version
-            or note[1] != count.data_ptr()
             or torch.jit.is_tracing()
             or tracing(count, *tensors)
         ):
             return None
-        return cast(int, note[3])
+        fill = int(count)
+        self._note_cat_fill(name, fill)
+        return fill
 
     def _cat_values(self, name: str) -> tuple[Tensor, Tensor]:
         """The `cat` state's buffer and the number of valid rows in it (a tensor)."""
