@@ -222,8 +222,8 @@ class AUROCMetric(Metric):
             # a valid label's byte plus one is its code; converting labels to a byte costs a
             # copy, where `labels > 0` on int64 labels is several times slower
             codes.copy_(labels).add_(1)
-        buffers["score_bits_count"].add_(end - fill)
-        buffers["codes_count"].add_(end - fill)
+        # both fill counts in one dispatch
+        torch._foreach_add_([buffers["score_bits_count"], buffers["codes_count"]], end - fill)
         self._note_cat_fill("score_bits", end)
         self._note_cat_fill("codes", end)
         if self.check_values:
