@@ -605,6 +605,8 @@ class Metric(nn.Module, ABC):
             or count.device.type != "cpu"
             or count.is_inference()
             or torch.jit.is_tracing()
+            # under a dispatch mode (FakeTensorMode, make_fx) the compute is being traced
+            or torch._C._len_torch_dispatch_stack()
             or tracing(count, *tensors)
         ):
             return None

@@ -254,6 +254,8 @@ def test_mixing_in_place_and_compiled_appends_is_exact(num_classes: int | None) 
     assert _in_place(metric) is False  # the last call was compiled
     metric.update(labels, scores)  # the general path
     metric.compute()  # notes the count: in place again
+    # and that compute read only the filled rows, not the whole capacity
+    assert metric._cat_values("score_bits")[0].shape[0] == 77
     metric.update(labels, scores)
     assert _in_place(metric)
     seen_labels += [labels, labels]
