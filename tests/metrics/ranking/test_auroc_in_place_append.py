@@ -265,3 +265,18 @@ def test_mixing_in_place_and_compiled_appends_is_exact(num_classes: int | None) 
         torch.cat(seen_labels).numpy(), torch.cat(seen_scores).numpy(), **kwargs
     )
     assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
+
+
+def test_one_stale_note_sends_both_states_to_the_general_path() -> None:
+    batches = list(_binary_batches(seed=7, sizes=(6, 9, 5)))
+    metric = AUROCMetric(capacity=50)
+    metric.update(*batches[0])
+    metric.score_bits_count.add_(0)  # only one of the two counts written behind the note
+    assert metric._known_cat_fill(("score_bits", "codes")) is None
+    assert metric._known_cat_fill("codes") == 6
+    metric.update(*batches[1])
+    metric.update(*batches[2])
+    assert int(metric.codes_count) == int(metric.score_bits_count) == 20
+    labels = torch.cat([x[0] for x in batches]).numpy()
+    scores = torch.cat([x[1] for x in batches]).float().numpy()
+    assert float(metric.compute()) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)

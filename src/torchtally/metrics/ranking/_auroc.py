@@ -35,6 +35,9 @@ __all__ = ["DEFAULT_CAPACITY", "AUROCMetric"]
 #: sorts the whole buffer); pass `capacity=` the expected sample count for more.
 DEFAULT_CAPACITY = 1 << 16
 
+#: Exact mode's `cat` states, appended together (their fill counts always agree).
+_STATES = ("score_bits", "codes")
+
 
 @final
 class AUROCMetric(Metric):
@@ -198,12 +201,12 @@ class AUROCMetric(Metric):
         and no value is ever computed from such a row.
         """
         labels, scores = flatten_scores(labels, predictions, self.num_classes)
-        fill = self._known_cat_fill("codes", labels, scores)
+        fill = self._known_cat_fill(_STATES, labels, scores)
         if fill is None:
             return False
         end = fill + labels.shape[0]
         assert self.capacity is not None  # exact mode
-        if end > self.capacity or self._known_cat_fill("score_bits") != fill:
+        if end > self.capacity:
             return False
         buffers = self.__dict__["_buffers"]
         # The score copy converts to the storage float (if needed) as it writes the bits.
@@ -224,8 +227,7 @@ class AUROCMetric(Metric):
             codes.copy_(labels).add_(1)
         # both fill counts in one dispatch
         torch._foreach_add_([buffers["score_bits_count"], buffers["codes_count"]], end - fill)
-        self._note_cat_fill("score_bits", end)
-        self._note_cat_fill("codes", end)
+        self._note_cat_fill(_STATES, end)
         if self.check_values:
             # Counted exactly as the general path counts them (rows of 2-D multiclass scores)
             rows = multiclass and predictions.dim() == 2
