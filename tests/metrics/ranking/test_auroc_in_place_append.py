@@ -280,3 +280,29 @@ def test_one_stale_note_sends_both_states_to_the_general_path() -> None:
     labels = torch.cat([x[0] for x in batches]).numpy()
     scores = torch.cat([x[1] for x in batches]).float().numpy()
     assert float(metric.compute()) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("rows", "num_classes", "capacity"),
+    [(1, 3, 4), (7, 2, 7), (300, 5, 4096), (900, 40, 1000), (20000, 3, 20000)],
+)
+def test_multiclass_compute_of_few_or_many_rows_matches_sklearn(
+    rows: int, num_classes: int, capacity: int
+) -> None:
+    # few rows sort several classes at once, many one class at a time; ties and -0.0 included
+    g = torch.Generator().manual_seed(rows)
+    labels = torch.randint(0, num_classes, (rows,), generator=g)
+    labels[: min(rows, num_classes)] = torch.arange(min(rows, num_classes))
+    scores = torch.randint(-6, 7, (rows, num_classes), generator=g).float() / 6
+    scores[scores == 0] = -0.0
+    metric = AUROCMetric(num_classes, capacity=capacity, average="none")
+    metric.update(labels, scores)
+    stored = metric.score_bits.clone()
+    got = metric.compute()
+    assert torch.equal(metric.score_bits, stored)  # compute leaves the stored bits alone
+    for c in range(num_classes):
+        truth = (labels == c).numpy()
+        if truth.all() or not truth.any():
+            assert torch.isnan(got[c])
+        else:
+            assert float(got[c]) == pytest.approx(roc_auc_score(truth, scores[:, c]), abs=1e-12)
