@@ -54,9 +54,12 @@ class AUROCMetric(Metric):
     (1 byte below 255 classes, 2 below 32767, else 4). The default capacity, 2**16 = 65,536
     samples, takes 320 KiB binary, or `2**16 * (4 * num_classes + 1)` bytes multiclass
     (2.6 MiB for 10 classes); float64 doubles the keys. Give `capacity` the number of
-    samples you expect (e.g. the evaluation set's size) when it is larger. `compute` sorts the whole buffer once per class (cost
-    grows with `capacity`, not with the samples seen) with no host sync, and counts ties as
-    1/2, so it equals scikit-learn. Binary `compute` sorts the buffer in place, reordering
+    samples you expect (e.g. the evaluation set's size) when it is larger. Eager updates
+    write each batch straight into the next rows. `compute` sorts the stored samples once
+    per class (several classes per sort when they are few) and counts ties as 1/2, so it
+    equals scikit-learn; eagerly it reads only the rows filled (its cost grows with the
+    samples seen), while in a compiled or traced step it sorts the whole buffer with no
+    host sync. Binary `compute` sorts the buffer in place, reordering
     the stored samples (their order means nothing to AUROC) instead of sorting a copy: its
     peak memory is about 20 bytes per buffered sample. Samples beyond `capacity` are dropped, and `compute`
     then raises `MetricValueError` saying how many and what capacity to use, even with
