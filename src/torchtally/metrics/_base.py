@@ -652,8 +652,9 @@ class Metric(nn.Module, ABC):
         buffer.index_copy_(0, positions.clamp(max=capacity), values.to(buffer.dtype))
         count.add_(values.shape[0])
 
-    def _note_cat_fill(self, name: str, fill: int) -> None:
-        """Remember on the host that the `cat` state `name` holds `fill` rows now.
+    def _note_cat_fill(self, name: str | tuple[str, ...], fill: int) -> None:
+        """Remember on the host that the `cat` state `name` (or each of several appended
+        together) holds `fill` rows now.
 
         The fill-count tensor stays the single source of truth: the note is tied to that
         tensor's identity, storage and version counter, so any other write to it (a compiled
@@ -663,34 +664,81 @@ class Metric(nn.Module, ABC):
         """
         if torch.compiler.is_compiling():
             return  # a compiled reset bumps the count's version: the note goes stale anyway
-        count: Tensor = self._buffers[name + _COUNT_SUFFIX]  # type: ignore[assignment]
         notes: dict[str, tuple[int, int, int, int]] = self.__dict__.setdefault("_cat_fill", {})
-        if count.device.type != "cpu" or count.is_inference():
-            notes.pop(name, None)
-            return
-        notes[name] = (id(count), count.data_ptr(), count._version, fill)
+        for one in (name,) if isinstance(name, str) else name:
+            count: Tensor = self._buffers[one + _COUNT_SUFFIX]  # type: ignore[assignment]
+            if count.device.type != "cpu" or count.is_inference():
+                notes.pop(one, None)
+            else:
+                notes[one] = (id(count), count.data_ptr(), count._version, fill)
 
-    def _known_cat_fill(self, name: str, *tensors: Tensor) -> int | None:
+    def _known_cat_fill(
+        self, name: str | tuple[str, ...], *tensors: Tensor, read: bool = False
+    ) -> int | None:
         """The host note of `cat` state `name`'s fill count if it is current and the call
-        is eager (not compiling, tracing or on fake tensors), else None."""
+        is eager (not compiling, tracing or on fake tensors), else None. For several states
+        appended together (a tuple of names): their common fill, or None unless every note
+        is current and they agree (one check of the call for all of them).
+
+        With `read=True` (for compute, which reads the counts anyway; never in `update`), a
+        stale note of a single state's eager CPU count is renewed from the count itself: one
+        memory read, no device sync. Then this compute, and the eager appends after it, take
+        their fast paths again after a write the note did not see (a compiled step, a merge,
+        a load).
+        """
         if torch.compiler.is_compiling():
             # First, so that a compiled update never reads (and guards on) the note, which
             # every eager append changes: a guard on it would recompile after each one.
             return None
-        note = self.__dict__.get("_cat_fill", {}).get(name)
-        if note is None:
+        notes = self.__dict__.get("_cat_fill", {})
+        buffers = self._buffers
+        if isinstance(name, str):
+            note = notes.get(name)
+            if note is None and not read:
+                return None
+            count: Tensor = buffers[name + _COUNT_SUFFIX]  # type: ignore[assignment]
+            if (
+                note is not None
+                and note[0] == id(count)
+                and note[2] == count._version
+                and note[1] == count.data_ptr()
+                and not count.is_inference()
+                and not torch.jit.is_tracing()
+                and not tracing(count, *tensors)
+            ):
+                return cast(int, note[3])
+            if (
+                not read
+                or count.device.type != "cpu"
+                or count.is_inference()
+                or torch.jit.is_tracing()
+                # under a dispatch mode (FakeTensorMode, make_fx) the compute is being traced
+                or torch._C._len_torch_dispatch_stack()
+                or tracing(count, *tensors)
+            ):
+                return None
+            fill = int(count)
+            self._note_cat_fill(name, fill)
+            return fill
+        fill_: int | None = None
+        counts = []
+        for one in name:
+            note = notes.get(one)
+            count = buffers[one + _COUNT_SUFFIX]  # type: ignore[assignment]
+            if (
+                note is None
+                or note[0] != id(count)
+                or note[2] != count._version
+                or note[1] != count.data_ptr()
+                or count.is_inference()
+                or (fill_ is not None and note[3] != fill_)
+            ):
+                return None
+            fill_ = note[3]
+            counts.append(count)
+        if torch.jit.is_tracing() or tracing(*counts, *tensors):
             return None
-        count: Tensor = self._buffers[name + _COUNT_SUFFIX]  # type: ignore[assignment]
-        if (
-            note[0] != id(count)
-            or count.is_inference()
-            or note[2] != count._version
-            or note[1] != count.data_ptr()
-            or torch.jit.is_tracing()
-            or tracing(count, *tensors)
-        ):
-            return None
-        return cast(int, note[3])
+        return fill_
 
     def _cat_values(self, name: str) -> tuple[Tensor, Tensor]:
         """The `cat` state's buffer and the number of valid rows in it (a tensor)."""

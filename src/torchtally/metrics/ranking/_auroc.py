@@ -9,7 +9,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice, check_int
-from torchtally.functional._checks import count_nonfinite, count_nonfinite_rows
+from torchtally.functional._checks import count_nonfinite, count_nonfinite_rows, count_outside
 from torchtally.functional.ranking._auroc import (
     AVERAGES,
     exact_auroc_compute,
@@ -21,8 +21,12 @@ from torchtally.functional.ranking._binned_auroc import (
     binned_auroc_update,
     count_out_of_range,
 )
-from torchtally.functional.ranking._inputs import check_score_range, count_invalid_labels
-from torchtally.functional.ranking._keys import EMPTY_CODE, KEY_DTYPES, code_dtype
+from torchtally.functional.ranking._inputs import (
+    check_score_range,
+    count_invalid_labels,
+    flatten_scores,
+)
+from torchtally.functional.ranking._keys import EMPTY_CODE, KEY_DTYPES, code_dtype, label_codes
 from torchtally.metrics._base import Metric
 
 __all__ = ["DEFAULT_CAPACITY", "AUROCMetric"]
@@ -30,6 +34,9 @@ __all__ = ["DEFAULT_CAPACITY", "AUROCMetric"]
 #: Samples the exact mode stores by default (2**16): modest memory and a cheap `compute` (which
 #: sorts the whole buffer); pass `capacity=` the expected sample count for more.
 DEFAULT_CAPACITY = 1 << 16
+
+#: Exact mode's `cat` states, appended together (their fill counts always agree).
+_STATES = ("score_bits", "codes")
 
 
 @final
@@ -47,9 +54,12 @@ class AUROCMetric(Metric):
     (1 byte below 255 classes, 2 below 32767, else 4). The default capacity, 2**16 = 65,536
     samples, takes 320 KiB binary, or `2**16 * (4 * num_classes + 1)` bytes multiclass
     (2.6 MiB for 10 classes); float64 doubles the keys. Give `capacity` the number of
-    samples you expect (e.g. the evaluation set's size) when it is larger. `compute` sorts the whole buffer once per class (cost
-    grows with `capacity`, not with the samples seen) with no host sync, and counts ties as
-    1/2, so it equals scikit-learn. Binary `compute` sorts the buffer in place, reordering
+    samples you expect (e.g. the evaluation set's size) when it is larger. Eager updates
+    write each batch straight into the next rows. `compute` sorts the stored samples once
+    per class (several classes per sort when they are few) and counts ties as 1/2, so it
+    equals scikit-learn; eagerly it reads only the rows filled (its cost grows with the
+    samples seen), while in a compiled or traced step it sorts the whole buffer with no
+    host sync. Binary `compute` sorts the buffer in place, reordering
     the stored samples (their order means nothing to AUROC) instead of sorting a copy: its
     peak memory is about 20 bytes per buffered sample. Samples beyond `capacity` are dropped, and `compute`
     then raises `MetricValueError` saying how many and what capacity to use, even with
@@ -154,6 +164,8 @@ class AUROCMetric(Metric):
         out_of_range = None
         codes: Tensor | None = None
         if self.num_bins is None:
+            if self._append_in_place(labels, predictions):
+                return
             bits, codes = exact_auroc_update(labels, predictions, self.num_classes, self.dtype)
             self._cat_append("score_bits", bits)
             self._cat_append("codes", codes)
@@ -181,9 +193,58 @@ class AUROCMetric(Metric):
             )
             self._record_errors(invalid, nonfinite, out_of_range)
 
+    def _append_in_place(self, labels: Tensor, predictions: Tensor) -> bool:
+        """Exact mode, eager, with current fill notes and room for the batch: write its rows
+        straight into the buffers' next rows (no intermediate bits or codes tensors, no
+        positions) and count its errors; False, having written nothing, otherwise.
+
+        The same rows and error counts as the general path for valid inputs. With
+        `check_values` on, an invalid label may be stored under another code than the general
+        path gives it (a label byte plus one): it is counted as an error, so `compute` raises
+        and no value is ever computed from such a row.
+        """
+        labels, scores = flatten_scores(labels, predictions, self.num_classes)
+        fill = self._known_cat_fill(_STATES, labels, scores)
+        if fill is None:
+            return False
+        end = fill + labels.shape[0]
+        assert self.capacity is not None  # exact mode
+        if end > self.capacity:
+            return False
+        buffers = self.__dict__["_buffers"]
+        # The score copy converts to the storage float (if needed) as it writes the bits.
+        buffers["score_bits"][fill:end].view(self.dtype).copy_(scores)
+        codes = buffers["codes"][fill:end]
+        multiclass = self.num_classes is not None
+        invalid: Tensor | None = None
+        if not self.check_values:
+            codes.copy_(label_codes(labels, self.num_classes))
+        elif multiclass:
+            invalid = count_outside(labels, 0, self.num_classes)  # type: ignore[arg-type]
+            # class + 1, converted to the code dtype by the copy itself
+            codes.copy_(labels).add_(1)
+        else:
+            invalid = count_invalid_labels(labels, None)
+            # a valid label's byte plus one is its code; converting labels to a byte costs a
+            # copy, where `labels > 0` on int64 labels is several times slower
+            codes.copy_(labels).add_(1)
+        # both fill counts in one dispatch
+        torch._foreach_add_([buffers["score_bits_count"], buffers["codes_count"]], end - fill)
+        self._note_cat_fill(_STATES, end)
+        if self.check_values:
+            # Counted exactly as the general path counts them (rows of 2-D multiclass scores)
+            rows = multiclass and predictions.dim() == 2
+            nonfinite = count_nonfinite_rows(scores) if rows else count_nonfinite(predictions)
+            self._record_errors(invalid, nonfinite)
+        return True
+
     def compute(self) -> Tensor:
         if self.num_bins is not None:
             return binned_auroc_compute(self.histogram, self.average)
+        # Renew stale fill notes (after a compiled step, a merge or a load): compute then
+        # reads only the filled rows, and later eager updates append in place again.
+        self._known_cat_fill("score_bits", read=True)
+        self._known_cat_fill("codes", read=True)
         bits, _ = self._cat_values("score_bits")
         codes, _ = self._cat_values("codes")
         # Binary: sort the buffer itself (a stable sort keeps the filled rows first), which
