@@ -305,6 +305,8 @@ class Metric(nn.Module, ABC):
 
     def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:
         super().__init__()
+        # Reads of it apply batches held back by coalescing (see metrics._coalesce).
+        self.__dict__["_buffers"] = _coalesce.StateBuffers()
         if name is not None and not isinstance(name, str):
             raise TypeError(f"Argument `name` must be a string or None. Received: name={name!r}")
         self.name: str = name if name is not None else _snake_case(type(self).__name__)
@@ -407,9 +409,10 @@ class Metric(nn.Module, ABC):
         self._reductions[name] = reduction
 
     def __getattr__(self, name: str) -> Any:
-        stage = self.__dict__.get("_stage")
-        if stage is not None and stage.calls and not torch.compiler.is_compiling():
-            self.flush()  # a state read sees every update so far
+        if not torch.compiler.is_compiling():  # first: a compiled read must not guard on it
+            stage = self.__dict__.get("_stage")
+            if stage is not None and stage.calls:
+                self.flush()  # a state read sees every update so far
         scalars = self.__dict__.get("_scalar_states")
         if scalars is not None and name in scalars:
             buffer = self.__dict__["_buffers"].get(name)
@@ -529,9 +532,7 @@ class Metric(nn.Module, ABC):
         if stage is None:
             return
         state = self.__dict__
-        buffers = state["_buffers"]
-        if type(buffers) is _coalesce.HeldBuffers:
-            state["_buffers"] = buffers.restore()
+        _coalesce.release_buffers(state["_buffers"])
         released = stage.release()
         if released is None:
             return
@@ -690,6 +691,7 @@ class Metric(nn.Module, ABC):
             # First, so that a compiled update never reads (and guards on) the note, which
             # every eager append changes: a guard on it would recompile after each one.
             return None
+        self.flush()  # held batches first: their appends move the notes read below
         notes = self.__dict__.get("_cat_fill", {})
         buffers = self._buffers
         if isinstance(name, str):
@@ -965,9 +967,7 @@ class Metric(nn.Module, ABC):
         stage = self.__dict__.get("_stage")
         if stage is not None:
             stage.drop()
-            buffers = self.__dict__["_buffers"]
-            if type(buffers) is _coalesce.HeldBuffers:
-                self.__dict__["_buffers"] = buffers.restore()
+            _coalesce.release_buffers(self.__dict__["_buffers"])
         self._num_updates.zero_()
         self._errors.zero_()
         self._cached = None

@@ -11,8 +11,8 @@ Invariants:
 - The state tensors stay the single source of truth: every read of a state (an attribute,
   `compute`, `state_dict`, a sync, a merge, a move, a copy, `num_updates`) applies the held
   batches first (`Metric.flush`), and `reset` drops them.
-- While batches are held, the metric's `_buffers` is a `HeldBuffers`, whose reads apply them:
-  code that reads the buffers directly (a parent module's `buffers()`, a test) sees them too.
+- A metric's `_buffers` is a `StateBuffers`, whose eager reads apply held batches first: code
+  that reads the buffers directly (a parent module's `buffers()`, a test) sees them too.
 - A batch is held only when a batch of the same signature (dtypes, trailing shapes, device)
   already went through the metric's own update, whose argument checks look at dtypes and shapes
   only: so a held batch would have passed them too, and a bad call still raises at the call.
@@ -39,7 +39,7 @@ from torch import Tensor
 if TYPE_CHECKING:
     from torchtally.metrics._base import Metric
 
-__all__ = ["HeldBuffers", "Stage", "hold", "rows_for", "signature", "start"]
+__all__ = ["Stage", "StateBuffers", "hold", "release_buffers", "rows_for", "signature", "start"]
 
 #: Elements of the widest input a staging buffer holds: 256 KiB of float32 scores, small
 #: enough to stay in cache while the update reads it back.
@@ -72,44 +72,55 @@ def signature(args: tuple[Any, ...]) -> tuple[Signature, int] | None:
     return (tuple(parts), rows) if parts else None
 
 
-class HeldBuffers(dict[str, Any]):
-    """A metric's `_buffers` while batches are held: any read of it applies them first (and
-    puts the metric's own plain dict back), so no reader can see a state without them."""
+class StateBuffers(dict[str, Any]):
+    """A metric's `_buffers`: while it holds batches (`held` is the metric), an eager read of
+    it applies them first, so no reader can see a state without them.
 
-    __slots__ = ("metric", "plain")
+    Always this type, held or not: compiled code guards on the type of `_buffers`, and one
+    that changed with every held cycle would recompile. Reads inside a compiled or traced
+    function never apply held batches (nor look at `held`, which would be guarded on): an
+    update traced into a step adds to the state as it is, sums commute, and the held batches
+    go in later; a compiled `compute` applies them through `Metric.flush` first.
+    """
 
-    def __init__(self, metric: Metric, plain: dict[str, Any]) -> None:
-        super().__init__(plain)
-        self.metric = metric
-        self.plain = plain
+    __slots__ = ("held",)
 
-    def _applied(self) -> dict[str, Any]:
-        if torch.compiler.is_compiling():
-            # An update traced into a compiled step adds to the state as it is: sums commute,
-            # so the held batches can go in later, and reading them here would put the flush
-            # (with its fill as a constant) into the graph. A compiled `compute` applies them
-            # through `Metric.flush` first.
-            return self
-        self.metric.flush()
-        return self.metric.__dict__["_buffers"]  # type: ignore[no-any-return]
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.held: Metric | None = None
 
-    def restore(self) -> dict[str, Any]:
-        """The metric's plain dict, holding whatever was written here meanwhile."""
-        self.plain.clear()
-        self.plain.update(dict.items(self))
-        return self.plain
+    def _apply_held(self) -> None:
+        if not torch.compiler.is_compiling():
+            metric = self.held
+            if metric is not None:
+                metric.flush()
 
     def __getitem__(self, key: str) -> Any:
-        return dict.__getitem__(self._applied(), key)
+        self._apply_held()
+        return dict.__getitem__(self, key)
 
     def get(self, key: str, default: Any = None) -> Any:
-        return dict.get(self._applied(), key, default)
+        self._apply_held()
+        return dict.get(self, key, default)
 
     def items(self) -> Any:
-        return dict.items(self._applied())
+        self._apply_held()
+        return dict.items(self)
 
     def values(self) -> Any:
-        return dict.values(self._applied())
+        self._apply_held()
+        return dict.values(self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # A copy holds nothing (its metric flushed before copying) and is a plain map of names
+        # to tensors until its metric adopts it.
+        return (StateBuffers, (dict(dict.items(self)),))
+
+
+def release_buffers(buffers: dict[str, Any]) -> None:
+    """The held cycle of these buffers' metric ended (flushed or reset)."""
+    if type(buffers) is StateBuffers:
+        buffers.held = None
 
 
 class Stage:
@@ -176,9 +187,11 @@ def hold(metric: Metric, args: tuple[Any, ...]) -> tuple[bool, Signature | None]
             metric.flush()
         stage.take(args, n)
         if stage.calls == 1:
-            # The same plain dict comes back at each flush: compiled code guarding on it
-            # does not recompile per cycle.
-            state["_buffers"] = HeldBuffers(metric, state["_buffers"])
+            buffers = state["_buffers"]
+            if type(buffers) is StateBuffers:
+                buffers.held = metric  # a cycle starts: reads of the state flush it
+            else:  # replaced by code that does not know (it gets no guarantee): apply now
+                metric.flush()
         return True, None
     if stage is not None:
         metric.flush()
