@@ -4,16 +4,20 @@ Ties are broken as scikit-learn's `top_k_accuracy_score` breaks them (a stable s
 among equal scores the higher class index ranks first. So the label's rank is the number of
 classes scoring strictly higher, plus the number of higher-indexed classes scoring the same,
 and the sample is a hit when that rank is below k. Computing the rank this way needs no sort
-and no data-dependent shape: two comparisons and a sum over the class dimension.
+and no data-dependent shape: two comparisons and a sum over the class dimension (NaN scores
+compare false, so they never rank ahead). Eagerly on CPU the comparisons write float masks
+(`_eager_ranks`), several times faster there than bool masks; the result is the same count.
 """
 
 from __future__ import annotations
 
+import functools
+
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_int
-from torchtally.functional._blocks import blocked
+from torchtally._errors import check_int, tracing
+from torchtally.functional._blocks import blocked, eager_at_least
 from torchtally.functional._checks import (
     check_same_shape,
     check_tensor,
@@ -97,28 +101,47 @@ def _hits(labels: Tensor, predictions: Tensor, k: int) -> tuple[Tensor, Tensor]:
     """Whether each label ranks in the top k, and whether it names a class at all."""
     num_classes = predictions.shape[-1]
     as_long = labels if labels.dtype == torch.int64 else labels.long()  # skip a no-op dispatch
-    clamped = as_long.clamp(0, num_classes - 1).unsqueeze(-1)
+    clamped = as_long.clamp(0, num_classes - 1)
+    if num_classes >= _FLOAT_RANKS_CLASSES and _eager_cpu(predictions, _FLOAT_RANKS_FROM):
+        ranks = _eager_ranks(predictions.reshape(-1, num_classes), clamped.reshape(-1, 1))
+        return ranks.view(labels.shape) < k, clamped == as_long
+    clamped_column = clamped.unsqueeze(-1)
     columns = torch.arange(num_classes, device=labels.device)
     rows = blocked(predictions, num_classes)
     if rows is None:
-        hit = _ranks(predictions, clamped, columns) < k
-    else:
-        # Eager CPU, a large batch: block by block, so that the (rows, num_classes) masks
-        # stay cache-sized buffers instead of fresh batch-sized allocations.
-        flat, flat_clamped = predictions.reshape(-1, num_classes), clamped.reshape(-1, 1)
-        ranks = torch.empty(flat.shape[0], dtype=torch.int32, device=flat.device)
-        for start in range(0, flat.shape[0], rows):
-            stop = start + rows
-            _ranks(flat[start:stop], flat_clamped[start:stop], columns, out=ranks[start:stop])
-        hit = ranks.reshape(labels.shape) < k
-    return hit, clamped.squeeze(-1) == as_long
+        return _ranks(predictions, clamped_column, columns) < k, clamped == as_long
+    # Eager CPU, a large batch of few classes: block by block, so that the (rows, num_classes)
+    # masks stay cache-sized buffers instead of fresh batch-sized allocations.
+    flat, flat_clamped = predictions.reshape(-1, num_classes), clamped_column.reshape(-1, 1)
+    ranks = torch.empty(flat.shape[0], dtype=torch.int32, device=flat.device)
+    for start in range(0, flat.shape[0], rows):
+        stop = start + rows
+        _ranks(flat[start:stop], flat_clamped[start:stop], columns, out=ranks[start:stop])
+    return ranks.reshape(labels.shape) < k, clamped == as_long
+
+
+#: The float-mask ranks pay from this many classes and scores: below, its extra dispatches
+#: (a table lookup, two output buffers) cost more than the bool masks they replace, and rows
+#: shorter than this vectorize poorly against a broadcast label score.
+_FLOAT_RANKS_CLASSES = 16
+_FLOAT_RANKS_FROM = 1 << 13
+
+
+def _eager_cpu(predictions: Tensor, elements: int) -> bool:
+    """Eager on CPU with at least `elements` scores (never while compiling or tracing)."""
+    return (
+        eager_at_least(predictions, elements)
+        and predictions.device.type == "cpu"
+        and not torch.jit.is_tracing()
+        and not tracing(predictions)
+    )
 
 
 def _ranks(
     predictions: Tensor, clamped: Tensor, columns: Tensor, out: Tensor | None = None
 ) -> Tensor:
     """Per sample, how many classes rank ahead of its label: a higher score, or the same
-    score and a higher index (int32)."""
+    score and a higher index (int32). The form a compiled graph fuses into one pass."""
     label_score = predictions.gather(-1, clamped)
     ahead = torch.gt(predictions, label_score).logical_or_(
         torch.eq(predictions, label_score).logical_and_(columns > clamped)
@@ -127,6 +150,56 @@ def _ranks(
     if out is None:
         return ahead.sum(-1, dtype=torch.int32)
     return torch.sum(ahead, -1, dtype=torch.int32, out=out)
+
+
+def _eager_ranks(flat: Tensor, clamped: Tensor) -> Tensor:
+    """`_ranks` of `(N, C)` scores eagerly on CPU, as float32 counts (exact below 2**24).
+
+    A CPU comparison that writes bools is several times slower than the same comparison
+    writing floats (the float kernels are vectorized), and a bool mask then costs a logical
+    op per combination; so the comparisons write float32 0/1 and combine by arithmetic:
+    rank = sum(score > label score) + sum((score == label score) * (class > label)), the
+    second mask read off a cached table instead of compared per call. Large batches go in
+    blocks of cache-sized buffers reused by every block.
+    """
+    rows, num_classes = flat.shape
+    above = _above_table(num_classes)
+    # row C - 1 - l of the table is 1.0 exactly at the classes above l
+    table_rows = torch.rsub(clamped.view(-1), num_classes - 1)
+    block = blocked(flat, num_classes, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+    if block is None or block >= rows:
+        label_score = flat.gather(1, clamped)
+        ahead = torch.gt(flat, label_score, out=flat.new_empty(flat.shape, dtype=torch.float32))
+        ties = torch.eq(flat, label_score, out=torch.empty_like(ahead))
+        return ahead.addcmul_(ties, above.index_select(0, table_rows)).sum(1)
+    ranks = flat.new_empty(rows, dtype=torch.float32)
+    ahead = flat.new_empty((block, num_classes), dtype=torch.float32)
+    ties, tied_above = torch.empty_like(ahead), torch.empty_like(ahead)
+    for start in range(0, rows, block):
+        stop = min(start + block, rows)
+        size = stop - start
+        piece, a, t, u = flat[start:stop], ahead[:size], ties[:size], tied_above[:size]
+        label_score = piece.gather(1, clamped[start:stop])
+        torch.gt(piece, label_score, out=a)
+        torch.eq(piece, label_score, out=t)
+        torch.index_select(above, 0, table_rows[start:stop], out=u)
+        torch.sum(a.addcmul_(t, u), 1, out=ranks[start:stop])
+    return ranks
+
+
+#: From this many scores the eager ranks go in blocks of about `_BLOCK` scores: three float32
+#: buffers of a whole large batch would be fresh pages (page faults) on every call.
+_BLOCK_FROM = 1 << 17
+_BLOCK = 1 << 17
+
+
+@functools.lru_cache(maxsize=16)
+def _above_table(num_classes: int) -> Tensor:
+    """A `(C, C)` float32 view of one `2C - 1` line: row r is `line[r : r + C]`, so row
+    `C - 1 - l` is 1.0 at the classes above l and 0.0 elsewhere (memory O(C), not O(C^2))."""
+    line = torch.zeros(2 * num_classes - 1, dtype=torch.float32)
+    line[num_classes:] = 1.0
+    return line.unfold(0, num_classes, 1)
 
 
 def top_k_accuracy_errors(
