@@ -18,12 +18,13 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_choice, check_int
+from torchtally._errors import check_choice, check_int, tracing
 from torchtally.functional._blocks import blocked
 from torchtally.functional.ranking._auroc import AVERAGES, average_classes
 from torchtally.functional.ranking._inputs import check_score_range, flatten_scores
 
 __all__ = [
+    "add_binned_counts",
     "binned_auroc",
     "binned_auroc_compute",
     "binned_auroc_error_bound",
@@ -41,7 +42,7 @@ def binned_auroc_update(
     *,
     out: Tensor | None = None,
 ) -> Tensor:
-    """One batch's histograms, with one `scatter_add_`.
+    """One batch's histograms, with one `index_add_`.
 
     Scores outside `score_range` go to the end bins (the metric reports them as errors);
     NaN scores go to bin 0. Binary labels > 0 are positive; multiclass labels outside
@@ -62,7 +63,6 @@ def binned_auroc_update(
     """
     check_int("num_bins", num_bins, 1)
     low, high = check_score_range(score_range)
-    labels, scores = flatten_scores(labels, predictions, num_classes)
     size = 2 * num_bins * (1 if num_classes is None else num_classes)
     if out is not None and (
         out.dtype != torch.float64 or out.numel() != size or not out.is_contiguous()
@@ -71,20 +71,37 @@ def binned_auroc_update(
             f"Argument `out` must be a contiguous float64 tensor of {size} elements "
             f"(K, 2, num_bins). Received: dtype={out.dtype}, shape={tuple(out.shape)}"
         )
-    histogram = torch.zeros(size, dtype=torch.float64, device=scores.device) if out is None else out
+    histogram = torch.zeros(size, dtype=torch.float64, device=predictions.device)
+    histogram = histogram if out is None else out
+    add_binned_counts(labels, predictions, num_bins, low, high, num_classes, histogram)
+    return histogram if out is not None else histogram.view(-1, 2, num_bins)
+
+
+def add_binned_counts(
+    labels: Tensor,
+    predictions: Tensor,
+    num_bins: int,
+    low: float,
+    high: float,
+    num_classes: int | None,
+    histogram: Tensor,
+) -> None:
+    """`binned_auroc_update` into a contiguous float64 `histogram` of the right size, for a
+    caller that checked `num_bins`, `(low, high)` and the histogram once (a metric's
+    constructor) instead of on every batch. The labels and predictions are checked here."""
+    labels, scores = flatten_scores(labels, predictions, num_classes)
     row = 1 if num_classes is None else num_classes
     rows = blocked(scores, row, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
     if rows is None:
         _add_counts(labels, scores, num_bins, low, high, num_classes, histogram)
-    else:
-        # Eager CPU, a large batch: in blocks, so that the bin indices (8 bytes a score) are
-        # cache-sized buffers reused by every block instead of fresh batch-sized allocations.
-        for start in range(0, scores.shape[0], rows):
-            stop = start + rows
-            _add_counts(
-                labels[start:stop], scores[start:stop], num_bins, low, high, num_classes, histogram
-            )
-    return histogram if out is not None else histogram.view(-1, 2, num_bins)
+        return
+    # Eager CPU, a large batch: in blocks, so that the bin indices are cache-sized buffers
+    # reused by every block instead of fresh batch-sized allocations.
+    for start in range(0, scores.shape[0], rows):
+        stop = start + rows
+        _add_counts(
+            labels[start:stop], scores[start:stop], num_bins, low, high, num_classes, histogram
+        )
 
 
 #: From this many scores an eager CPU update works in blocks of about `_BLOCK` scores.
@@ -102,26 +119,51 @@ def _add_counts(
     histogram: Tensor,
 ) -> None:
     x = scores if scores.dtype in (torch.float64, torch.float32) else scores.float()
-    # Truncation after clamping to [0, num_bins - 1] is a floor: every step is monotone. It
-    # comes before the label's offset is added: 2.9999999999999996 + 30 rounds to 33.0, so
-    # an offset added to the fraction would put equal scores of a positive and a negative
-    # in different bins. Integer-valued floats add exactly (below 2**24) before the one
-    # integer conversion.
+    # Clamping to [0, num_bins - 1] and then truncating (the integer conversion) is a floor:
+    # every step is monotone. The label's offset is added after it, in integers: added to
+    # the fraction (2.9999999999999996 + 30 rounds to 33.0) it would put equal scores of a
+    # positive and a negative in different bins. int32 indices (`index_add_` takes them):
+    # float -> int32 is vectorized on CPU where float -> int64 is not, and half the bytes.
     scale = num_bins / (high - low)
     # x - 0.0 is x: the common (0, 1) range skips the subtraction (x * scale makes the copy)
     bins = (x.mul(scale) if low == 0.0 else x.sub(low).mul_(scale)).nan_to_num_(nan=0.0)
-    bins.clamp_(0, num_bins - 1).trunc_()
+    index_dtype = torch.int32 if histogram.numel() < 1 << 31 else torch.int64
+    index = bins.clamp_(0, num_bins - 1).to(index_dtype)
+    flat = histogram.view(-1)
     if num_classes is None:
-        index = bins.add_(labels > 0, alpha=num_bins).long()
-        weight = index.new_ones((), dtype=torch.float64).expand(index.shape[0])
-    else:
-        classes = torch.arange(num_classes, device=bins.device)
-        index = bins.add_(labels[:, None] == classes, alpha=num_bins).long()
-        index.add_(classes, alpha=2 * num_bins)
-        valid = torch.logical_and(labels >= 0, labels < num_classes)
-        weight = valid.to(torch.float64)[:, None].expand(index.shape).reshape(-1)
-        index = index.reshape(-1)
-    histogram.view(-1).scatter_add_(0, index, weight)
+        index.add_(_positive(labels), alpha=num_bins)
+        flat.index_add_(0, index, _ones(index.shape[0], flat))
+        return
+    classes = torch.arange(num_classes, device=index.device, dtype=index_dtype)
+    index = index.add_(labels[:, None] == classes, alpha=num_bins)
+    index.add_(classes, alpha=2 * num_bins)
+    valid = torch.logical_and(labels >= 0, labels < num_classes)
+    weight = valid.to(torch.float64)[:, None].expand(index.shape).reshape(-1)
+    flat.index_add_(0, index.reshape(-1), weight)
+
+
+def _positive(labels: Tensor) -> Tensor:
+    """1 where a binary label is > 0, else 0 (integers stay integers: a clamp is one cheap
+    pass where a comparison writes a bool mask, several times slower on CPU)."""
+    if labels.dtype == torch.bool or labels.is_floating_point() or labels.is_complex():
+        return labels > 0
+    return labels.clamp(0, 1)
+
+
+def _ones(count: int, like: Tensor) -> Tensor:
+    """`count` float64 ones on `like`'s device: a slice of a cached buffer eagerly on CPU
+    (a contiguous source is faster to add than an expanded scalar), else an expanded one."""
+    if like.device.type != "cpu" or torch.jit.is_tracing() or tracing(like):
+        return like.new_ones(()).expand(count)
+    ones = _ONES.get("cpu")
+    if ones is None or ones.shape[0] < count:
+        ones = _ONES["cpu"] = torch.ones(max(count, 1 << 10), dtype=torch.float64)
+    return ones[:count]
+
+
+#: The cached ones of `_ones`, grown to the largest batch (blocked batches stay below
+#: `_BLOCK` plus a row).
+_ONES: dict[str, Tensor] = {}
 
 
 def binned_auroc_compute(histogram: Tensor, average: str = "macro") -> Tensor:
