@@ -16,9 +16,9 @@ from torchtally.functional.ranking._auroc import (
     exact_auroc_update,
 )
 from torchtally.functional.ranking._binned_auroc import (
+    add_binned_counts,
     binned_auroc_compute,
     binned_auroc_error_bound,
-    binned_auroc_update,
     count_out_of_range,
 )
 from torchtally.functional.ranking._inputs import check_score_range, count_invalid_labels
@@ -151,22 +151,15 @@ class AUROCMetric(Metric):
             labels: Binary labels shaped like `predictions`, or `(N,)` class indices.
             predictions: Binary scores, or `(N, num_classes)` class scores.
         """
+        if self.num_bins is not None:
+            self._update_binned(labels, predictions)
+            return
         out_of_range = None
         codes: Tensor | None = None
         if self.num_bins is None:
             bits, codes = exact_auroc_update(labels, predictions, self.num_classes, self.dtype)
             self._cat_append("score_bits", bits)
             self._cat_append("codes", codes)
-        else:
-            binned_auroc_update(
-                labels,
-                predictions,
-                self.num_bins,
-                self.score_range,
-                self.num_classes,
-                out=self.histogram,
-            )
-            out_of_range = count_out_of_range(predictions, self.score_range)
         if self.check_values:
             if codes is not None and self.num_classes is not None:
                 # exact multiclass: a label outside [0, num_classes) is an empty code, so
@@ -180,6 +173,24 @@ class AUROCMetric(Metric):
                 count_nonfinite_rows(predictions) if multiclass else count_nonfinite(predictions)
             )
             self._record_errors(invalid, nonfinite, out_of_range)
+
+    def _update_binned(self, labels: Tensor, predictions: Tensor) -> None:
+        # The histogram buffer itself (`self.histogram` costs a failed attribute lookup and
+        # __getattr__), and no re-check of num_bins and score_range: the constructor did.
+        num_bins, num_classes = self.num_bins, self.num_classes
+        assert num_bins is not None
+        low, high = self.score_range
+        histogram: Tensor = self.__dict__["_buffers"]["histogram"]
+        add_binned_counts(labels, predictions, num_bins, low, high, num_classes, histogram)
+        if not self.check_values:
+            return
+        # Multiclass: a NaN anywhere in a row shows in its maximum (one reading pass)
+        multiclass = num_classes is not None and predictions.dim() == 2
+        self._record_errors(
+            count_invalid_labels(labels, num_classes),
+            count_nonfinite_rows(predictions) if multiclass else count_nonfinite(predictions),
+            count_out_of_range(predictions, self.score_range),
+        )
 
     def compute(self) -> Tensor:
         if self.num_bins is not None:
