@@ -20,6 +20,7 @@ from torch import Tensor
 
 from torchtally._errors import check_choice, check_int, tracing
 from torchtally.functional._blocks import blocked
+from torchtally.functional._checks import check_tensor
 from torchtally.functional.ranking._auroc import AVERAGES, average_classes
 from torchtally.functional.ranking._inputs import check_score_range, flatten_scores
 
@@ -71,8 +72,11 @@ def binned_auroc_update(
             f"Argument `out` must be a contiguous float64 tensor of {size} elements "
             f"(K, 2, num_bins). Received: dtype={out.dtype}, shape={tuple(out.shape)}"
         )
-    histogram = torch.zeros(size, dtype=torch.float64, device=predictions.device)
-    histogram = histogram if out is None else out
+    if out is None:
+        check_tensor("predictions", predictions)  # before reading its device
+        histogram = torch.zeros(size, dtype=torch.float64, device=predictions.device)
+    else:
+        histogram = out
     add_binned_counts(labels, predictions, num_bins, low, high, num_classes, histogram)
     return histogram if out is not None else histogram.view(-1, 2, num_bins)
 
