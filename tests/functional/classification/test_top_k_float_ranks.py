@@ -6,12 +6,14 @@ scores, which scikit-learn refuses."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import top_k_accuracy_score
 
 from torchtally.functional.classification import _top_k_accuracy as top_k_module
@@ -38,8 +40,9 @@ def _rule_hits(labels: list[int], scores: list[list[float]], k: int) -> int:
 
 @pytest.fixture
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    # float ranks from 64 scores and 16 classes, in blocks of 700 scores (ragged last block)
+    # float ranks from 64 scores, in blocks of 700 scores (ragged last block)
     monkeypatch.setattr(top_k_module, "_FLOAT_RANKS_FROM", 64)
+    monkeypatch.setattr(top_k_module, "_SHORT_FLOAT_RANKS_FROM", 64)
     monkeypatch.setattr(top_k_module, "_BLOCK_FROM", 2000)
     monkeypatch.setattr(top_k_module, "_BLOCK", 700)
 
@@ -50,7 +53,7 @@ def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
 )
 @given(
     rows=st.integers(1, 120),
-    classes=st.integers(16, 40),
+    classes=st.integers(3, 40),  # scikit-learn refuses 2-column scores with binary labels
     levels=st.integers(1, 5),
     k=st.integers(1, 8),
     dtype=st.sampled_from([torch.float32, torch.float64, torch.float16]),
@@ -63,9 +66,11 @@ def test_float_ranks_match_sklearn_with_ties(
     # few score levels: many ties, broken as scikit-learn breaks them (higher index first)
     scores = torch.randint(0, levels, (rows, classes), generator=g).to(dtype)
     labels = torch.randint(0, classes, (rows,), generator=g)
-    expected = top_k_accuracy_score(
-        labels.numpy(), scores.double().numpy(), k=k, labels=np.arange(classes)
-    )
+    with warnings.catch_warnings():  # k >= classes: scikit-learn warns that all hit
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        expected = top_k_accuracy_score(
+            labels.numpy(), scores.double().numpy(), k=k, labels=np.arange(classes)
+        )
     assert float(top_k_accuracy(labels, scores, k=k)) == pytest.approx(expected, abs=1e-12)
     metric = TopKAccuracyMetric(k)
     half = rows // 2
@@ -74,15 +79,16 @@ def test_float_ranks_match_sklearn_with_ties(
     assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.parametrize("classes", [5, 17])  # short rows (label scores spread out), long rows
 def test_float_ranks_follow_the_rule_for_non_finite_scores_and_bad_labels(
-    small_blocks: None,
+    small_blocks: None, classes: int
 ) -> None:
     g = torch.Generator().manual_seed(5)
-    rows, classes = 300, 17
+    rows = 300
     specials = torch.tensor([math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0])
     scores = specials[torch.randint(0, 6, (rows, classes), generator=g)]
     labels = torch.randint(-2, classes + 2, (rows,), generator=g)  # some outside [0, C)
-    for k in (1, 4, 16, 17):
+    for k in (1, 4, classes - 1, classes):
         metric = TopKAccuracyMetric(k, check_values=False)
         metric.update(labels, scores)
         valid = int(((labels >= 0) & (labels < classes)).sum())

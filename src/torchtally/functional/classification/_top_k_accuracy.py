@@ -102,7 +102,8 @@ def _hits(labels: Tensor, predictions: Tensor, k: int) -> tuple[Tensor, Tensor]:
     num_classes = predictions.shape[-1]
     as_long = labels if labels.dtype == torch.int64 else labels.long()  # skip a no-op dispatch
     clamped = as_long.clamp(0, num_classes - 1)
-    if num_classes >= _FLOAT_RANKS_CLASSES and _eager_cpu(predictions, _FLOAT_RANKS_FROM):
+    short = num_classes < _SHORT_ROWS
+    if _eager_cpu(predictions, _SHORT_FLOAT_RANKS_FROM if short else _FLOAT_RANKS_FROM):
         ranks = _eager_ranks(predictions.reshape(-1, num_classes), clamped.reshape(-1, 1))
         return ranks.view(labels.shape) < k, clamped == as_long
     clamped_column = clamped.unsqueeze(-1)
@@ -120,11 +121,16 @@ def _hits(labels: Tensor, predictions: Tensor, k: int) -> tuple[Tensor, Tensor]:
     return ranks.reshape(labels.shape) < k, clamped == as_long
 
 
-#: The float-mask ranks pay from this many classes and scores: below, its extra dispatches
-#: (a table lookup, two output buffers) cost more than the bool masks they replace, and rows
-#: shorter than this vectorize poorly against a broadcast label score.
-_FLOAT_RANKS_CLASSES = 16
+#: The float-mask ranks pay from this many scores: below, their extra dispatches (a table
+#: lookup, output buffers) cost more than the bool masks they replace.
 _FLOAT_RANKS_FROM = 1 << 13
+#: Rows shorter than this compare poorly against a broadcast label score (the kernels loop
+#: over a few classes per row), so for them the label scores are first copied out to a full
+#: `(N, C)` tensor, and the comparisons run as one flat pass.
+_SHORT_ROWS = 16
+#: Short rows take the float ranks from this many scores (the copy of the label scores is
+#: one more op, and short-row kernels are slow in both forms).
+_SHORT_FLOAT_RANKS_FROM = 1 << 14
 
 
 def _eager_cpu(predictions: Tensor, elements: int) -> bool:
@@ -163,15 +169,15 @@ def _eager_ranks(flat: Tensor, clamped: Tensor) -> Tensor:
     blocks of cache-sized buffers reused by every block.
     """
     rows, num_classes = flat.shape
-    above = _above_table(num_classes)
+    above, ones = _above_table(num_classes), _ones(num_classes)
     # row C - 1 - l of the table is 1.0 exactly at the classes above l
     table_rows = torch.rsub(clamped.view(-1), num_classes - 1)
     block = blocked(flat, num_classes, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
     if block is None or block >= rows:
-        label_score = flat.gather(1, clamped)
+        label_score = _spread(flat.gather(1, clamped), num_classes)
         ahead = torch.gt(flat, label_score, out=flat.new_empty(flat.shape, dtype=torch.float32))
         ties = torch.eq(flat, label_score, out=torch.empty_like(ahead))
-        return ahead.addcmul_(ties, above.index_select(0, table_rows)).sum(1)
+        return torch.mv(ahead.addcmul_(ties, above.index_select(0, table_rows)), ones)
     ranks = flat.new_empty(rows, dtype=torch.float32)
     ahead = flat.new_empty((block, num_classes), dtype=torch.float32)
     ties, tied_above = torch.empty_like(ahead), torch.empty_like(ahead)
@@ -179,18 +185,32 @@ def _eager_ranks(flat: Tensor, clamped: Tensor) -> Tensor:
         stop = min(start + block, rows)
         size = stop - start
         piece, a, t, u = flat[start:stop], ahead[:size], ties[:size], tied_above[:size]
-        label_score = piece.gather(1, clamped[start:stop])
+        label_score = _spread(piece.gather(1, clamped[start:stop]), num_classes)
         torch.gt(piece, label_score, out=a)
         torch.eq(piece, label_score, out=t)
         torch.index_select(above, 0, table_rows[start:stop], out=u)
-        torch.sum(a.addcmul_(t, u), 1, out=ranks[start:stop])
+        torch.mv(a.addcmul_(t, u), ones, out=ranks[start:stop])
     return ranks
+
+
+def _spread(label_score: Tensor, num_classes: int) -> Tensor:
+    """The `(N, 1)` label scores, copied out to `(N, C)` for short rows (see `_SHORT_ROWS`)."""
+    if num_classes >= _SHORT_ROWS:
+        return label_score
+    return label_score.expand(-1, num_classes).contiguous()
 
 
 #: From this many scores the eager ranks go in blocks of about `_BLOCK` scores: three float32
 #: buffers of a whole large batch would be fresh pages (page faults) on every call.
 _BLOCK_FROM = 1 << 17
 _BLOCK = 1 << 17
+
+
+@functools.lru_cache(maxsize=16)
+def _ones(num_classes: int) -> Tensor:
+    """float32 ones to sum rows by: a matrix-vector product of 0/1 rows is exact (sums below
+    2**24) and, over short rows, several times faster than `sum(1)`."""
+    return torch.ones(num_classes, dtype=torch.float32)
 
 
 @functools.lru_cache(maxsize=16)
