@@ -120,3 +120,25 @@ def test_multiclass_histogram_follows_the_bin_rule(small_blocks: None) -> None:
             for c in range(classes):
                 expected[c, int(y[i] == c), bins[i, c]] += 1
     np.testing.assert_array_equal(got.numpy(), expected)
+
+
+def test_multiclass_metric_errors_in_blocks_match_numpy(small_blocks: None) -> None:
+    g = torch.Generator().manual_seed(5)
+    n, classes = 900, 3  # 2700 scores: blocks of 42 rows
+    scores = torch.rand(n, classes, generator=g) * 1.2 - 0.1
+    scores[::50, 1] = math.nan
+    scores[::70, 0] = -math.inf
+    labels = torch.randint(-1, classes + 1, (n,), generator=g)
+    metric = AUROCMetric(classes, num_bins=8)
+    metric.update(labels, scores)
+    s, y = scores.numpy(), labels.numpy()
+    invalid = int(((y < 0) | (y >= classes)).sum())
+    # rows whose maximum is NaN or infinite (a -inf score, a masked class, is no error)
+    bad_rows = int((~np.isfinite(s.max(axis=1))).sum())
+    outside = int(((s < 0) | (s > 1)).sum())
+    with pytest.raises(MetricValueError) as raised:
+        metric.compute()
+    message = str(raised.value)
+    assert f"invalid labels ({invalid} values)" in message
+    assert f"non-finite predictions ({bad_rows} values)" in message
+    assert f"predictions outside score_range ({outside} values)" in message

@@ -20,9 +20,13 @@ from torch import Tensor
 
 from torchtally._errors import check_choice, check_int, tracing
 from torchtally.functional._blocks import blocked
-from torchtally.functional._checks import check_tensor
+from torchtally.functional._checks import check_tensor, count_nonfinite, count_nonfinite_rows
 from torchtally.functional.ranking._auroc import AVERAGES, average_classes
-from torchtally.functional.ranking._inputs import check_score_range, flatten_scores
+from torchtally.functional.ranking._inputs import (
+    check_score_range,
+    count_invalid_labels,
+    flatten_scores,
+)
 
 __all__ = [
     "add_binned_counts",
@@ -89,23 +93,58 @@ def add_binned_counts(
     high: float,
     num_classes: int | None,
     histogram: Tensor,
-) -> None:
+    *,
+    count_errors: bool = False,
+) -> tuple[Tensor | None, Tensor | None, Tensor] | None:
     """`binned_auroc_update` into a contiguous float64 `histogram` of the right size, for a
     caller that checked `num_bins`, `(low, high)` and the histogram once (a metric's
-    constructor) instead of on every batch. The labels and predictions are checked here."""
+    constructor) instead of on every batch. The labels and predictions are checked here.
+
+    With `count_errors`, also returns the counts of invalid labels (binary: not 0/1, None
+    for bool labels; multiclass: outside `[0, num_classes)`), of non-finite scores (binary)
+    or rows with one (multiclass), and of scores outside `[low, high]`, read in the same
+    blocks as the bins (a large batch makes no batch-sized check temporaries).
+    """
+    # rows with a non-finite score for (N, C) class scores; elements otherwise (as before)
+    by_rows = num_classes is not None and isinstance(predictions, Tensor) and predictions.dim() == 2
     labels, scores = flatten_scores(labels, predictions, num_classes)
     row = 1 if num_classes is None else num_classes
     rows = blocked(scores, row, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
     if rows is None:
         _add_counts(labels, scores, num_bins, low, high, num_classes, histogram)
-        return
+        return (
+            _count_errors(labels, scores, low, high, num_classes, by_rows) if count_errors else None
+        )
     # Eager CPU, a large batch: in blocks, so that the bin indices are cache-sized buffers
     # reused by every block instead of fresh batch-sized allocations.
+    totals: tuple[Tensor | None, Tensor | None, Tensor] | None = None
     for start in range(0, scores.shape[0], rows):
         stop = start + rows
-        _add_counts(
-            labels[start:stop], scores[start:stop], num_bins, low, high, num_classes, histogram
-        )
+        piece_labels, piece = labels[start:stop], scores[start:stop]
+        _add_counts(piece_labels, piece, num_bins, low, high, num_classes, histogram)
+        if not count_errors:
+            continue
+        counts = _count_errors(piece_labels, piece, low, high, num_classes, by_rows)
+        if totals is None:
+            totals = counts
+        else:
+            for total, count in zip(totals, counts, strict=True):
+                if total is not None and count is not None:
+                    total.add_(count)
+    return totals
+
+
+def _count_errors(
+    labels: Tensor,
+    scores: Tensor,
+    low: float,
+    high: float,
+    num_classes: int | None,
+    by_rows: bool,
+) -> tuple[Tensor | None, Tensor | None, Tensor]:
+    # Multiclass: a NaN anywhere in a row shows in its maximum (one reading pass)
+    nonfinite = count_nonfinite_rows(scores) if by_rows else count_nonfinite(scores)
+    return count_invalid_labels(labels, num_classes), nonfinite, _count_outside(scores, low, high)
 
 
 #: From this many scores an eager CPU update works in blocks of about `_BLOCK` scores.
@@ -135,7 +174,7 @@ def _add_counts(
     index = bins.clamp_(0, num_bins - 1).to(index_dtype)
     flat = histogram.view(-1)
     if num_classes is None:
-        index.add_(_positive(labels), alpha=num_bins)
+        index.add_(_positive(labels, index_dtype), alpha=num_bins)
         flat.index_add_(0, index, _ones(index.shape[0], flat))
         return
     classes = torch.arange(num_classes, device=index.device, dtype=index_dtype)
@@ -146,12 +185,13 @@ def _add_counts(
     flat.index_add_(0, index.reshape(-1), weight)
 
 
-def _positive(labels: Tensor) -> Tensor:
-    """1 where a binary label is > 0, else 0 (integers stay integers: a clamp is one cheap
-    pass where a comparison writes a bool mask, several times slower on CPU)."""
+def _positive(labels: Tensor, dtype: torch.dtype) -> Tensor:
+    """1 where a binary label is > 0, else 0, as `dtype` integers for integer labels (a clamp
+    is one cheap pass where a comparison writes a bool mask, several times slower on CPU;
+    and adding a same-dtype tensor is about twice as fast as a mixed int32 + int64 add)."""
     if labels.dtype == torch.bool or labels.is_floating_point() or labels.is_complex():
         return labels > 0
-    return labels.clamp(0, 1)
+    return labels.clamp(0, 1).to(dtype)
 
 
 def _ones(count: int, like: Tensor) -> Tensor:
@@ -239,6 +279,10 @@ def binned_auroc(
 def count_out_of_range(scores: Tensor, score_range: Sequence[float]) -> Tensor:
     """Number of scores outside `[low, high]` (a 0-d count; NaN is not counted here)."""
     low, high = check_score_range(score_range)
+    return _count_outside(scores, low, high)
+
+
+def _count_outside(scores: Tensor, low: float, high: float) -> Tensor:
     # one count of one mask: four ops where two counts and their sum take five
     return torch.count_nonzero(torch.logical_or(scores < low, scores > high))
 

@@ -19,7 +19,6 @@ from torchtally.functional.ranking._binned_auroc import (
     add_binned_counts,
     binned_auroc_compute,
     binned_auroc_error_bound,
-    count_out_of_range,
 )
 from torchtally.functional.ranking._inputs import check_score_range, count_invalid_labels
 from torchtally.functional.ranking._keys import EMPTY_CODE, KEY_DTYPES, code_dtype
@@ -181,16 +180,18 @@ class AUROCMetric(Metric):
         assert num_bins is not None
         low, high = self.score_range
         histogram: Tensor = self.__dict__["_buffers"]["histogram"]
-        add_binned_counts(labels, predictions, num_bins, low, high, num_classes, histogram)
-        if not self.check_values:
-            return
-        # Multiclass: a NaN anywhere in a row shows in its maximum (one reading pass)
-        multiclass = num_classes is not None and predictions.dim() == 2
-        self._record_errors(
-            count_invalid_labels(labels, num_classes),
-            count_nonfinite_rows(predictions) if multiclass else count_nonfinite(predictions),
-            count_out_of_range(predictions, self.score_range),
+        errors = add_binned_counts(
+            labels,
+            predictions,
+            num_bins,
+            low,
+            high,
+            num_classes,
+            histogram,
+            count_errors=self.check_values,
         )
+        if errors is not None:
+            self._record_errors(*errors)
 
     def compute(self) -> Tensor:
         if self.num_bins is not None:
