@@ -41,6 +41,7 @@ def _numpy_binary(labels, scores, num_bins, low, high) -> np.ndarray:
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(binned_module, "_BLOCK_FROM", 300)
     monkeypatch.setattr(binned_module, "_BLOCK", 128)
+    monkeypatch.setattr(binned_module, "_FLOAT_MASKS_FROM", 100)  # float-mask range counts
 
 
 @settings(

@@ -19,7 +19,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice, check_int, tracing
-from torchtally.functional._blocks import blocked
+from torchtally.functional._blocks import blocked, eager_at_least
 from torchtally.functional._checks import check_tensor, count_nonfinite, count_nonfinite_rows
 from torchtally.functional.ranking._auroc import AVERAGES, average_classes
 from torchtally.functional.ranking._inputs import (
@@ -283,8 +283,25 @@ def count_out_of_range(scores: Tensor, score_range: Sequence[float]) -> Tensor:
 
 
 def _count_outside(scores: Tensor, low: float, high: float) -> Tensor:
+    if (
+        eager_at_least(scores, _FLOAT_MASKS_FROM)
+        and scores.device.type == "cpu"
+        and scores.numel() <= _SUMMED_EXACTLY_UP_TO
+        and not tracing(scores)
+    ):
+        # Eager CPU: comparisons that write float32 0/1 are vectorized where those writing
+        # bools are not (about 3x faster here); their float sum is exact below 2**24.
+        below = torch.lt(scores, low, out=scores.new_empty(scores.shape, dtype=torch.float32))
+        above = torch.gt(scores, high, out=torch.empty_like(below))
+        return below.add_(above).sum().to(torch.int64)
     # one count of one mask: four ops where two counts and their sum take five
     return torch.count_nonzero(torch.logical_or(scores < low, scores > high))
+
+
+#: From this many scores the out-of-range count uses float masks (below, the two extra
+#: buffers cost more dispatch than the faster comparisons save).
+_FLOAT_MASKS_FROM = 1 << 15
+_SUMMED_EXACTLY_UP_TO = 1 << 24
 
 
 def _pairs(histogram: Tensor) -> Tensor:
