@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import top_k_accuracy_score
 
+from torchtally._errors import MetricValueError
 from torchtally.functional.classification import _top_k_accuracy as top_k_module
 from torchtally.functional.classification._top_k_accuracy import top_k_accuracy
 from torchtally.metrics import TopKAccuracyMetric
@@ -106,3 +107,27 @@ def test_float_ranks_in_blocks_and_batch_shapes(small_blocks: None) -> None:
     scores = torch.randint(0, 3, (9, 41, 20), generator=g).float()
     expected = _rule_hits(labels.view(-1).tolist(), scores.view(-1, 20).tolist(), 3) / 369
     assert float(top_k_accuracy(labels, scores, k=3)) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("rows", [40, 300])  # one piece; blocks of 700 scores
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+def test_float_ranks_count_non_finite_scores_and_bad_labels(
+    small_blocks: None, rows: int, dtype: torch.dtype
+) -> None:
+    g = torch.Generator().manual_seed(7)
+    classes = 23
+    scores = torch.randn(rows, classes, generator=g).to(dtype)
+    flat = scores.view(-1)
+    picks = torch.randperm(flat.numel(), generator=g)[:37]
+    for i, where in enumerate(picks.tolist()):
+        flat[where] = (math.nan, math.inf, -math.inf)[i % 3]
+    labels = torch.randint(-1, classes + 1, (rows,), generator=g)
+    metric = TopKAccuracyMetric(5)
+    metric.update(labels, scores)
+    outside = int(((labels < 0) | (labels >= classes)).sum())
+    nonfinite = int((~np.isfinite(scores.double().numpy())).sum())
+    with pytest.raises(MetricValueError) as raised:
+        metric.compute()
+    message = str(raised.value)
+    assert f"labels outside [0, num_classes) ({outside} values)" in message
+    assert f"non-finite predictions ({nonfinite} values)" in message

@@ -70,7 +70,7 @@ def top_k_accuracy_update(
     """
     check_int("k", k, 1)
     _check_inputs(labels, predictions)
-    hit, valid = _hits(labels, predictions, k)
+    hit, valid, _ = _hits(labels, predictions, k)
     if weights is None:
         weight = valid.to(torch.float64)
     else:
@@ -88,29 +88,34 @@ def top_k_accuracy_counts(
     `[0, num_classes)` read off the same comparison that makes the valid mask."""
     check_int("k", k, 1)
     _check_inputs(labels, predictions)
-    hit, valid = _hits(labels, predictions, k)
+    hit, valid, nonfinite = _hits(labels, predictions, k, with_nonfinite=check_values)
     total = torch.count_nonzero(valid)
     hits = torch.count_nonzero(hit.logical_and_(valid))
     if not check_values:
         return hits, total, None
     outside = torch.rsub(total, labels.numel())
-    return hits, total, (outside, count_nonfinite(predictions), None, None)
+    return hits, total, (outside, nonfinite, None, None)
 
 
-def _hits(labels: Tensor, predictions: Tensor, k: int) -> tuple[Tensor, Tensor]:
-    """Whether each label ranks in the top k, and whether it names a class at all."""
+def _hits(
+    labels: Tensor, predictions: Tensor, k: int, *, with_nonfinite: bool = False
+) -> tuple[Tensor, Tensor, Tensor | None]:
+    """Whether each label ranks in the top k, whether it names a class at all, and (with
+    `with_nonfinite`) the number of NaN or infinite scores."""
     num_classes = predictions.shape[-1]
     as_long = labels if labels.dtype == torch.int64 else labels.long()  # skip a no-op dispatch
     clamped = as_long.clamp(0, num_classes - 1)
     short = num_classes < _SHORT_ROWS
     if _eager_cpu(predictions, _SHORT_FLOAT_RANKS_FROM if short else _FLOAT_RANKS_FROM):
-        ranks = _eager_ranks(predictions.reshape(-1, num_classes), clamped.reshape(-1, 1))
-        return ranks.view(labels.shape) < k, clamped == as_long
+        flat = predictions.reshape(-1, num_classes)
+        ranks, nonfinite = _eager_ranks(flat, clamped.reshape(-1, 1), with_nonfinite)
+        return ranks.view(labels.shape) < k, clamped == as_long, nonfinite
+    nonfinite = count_nonfinite(predictions) if with_nonfinite else None
     clamped_column = clamped.unsqueeze(-1)
     columns = torch.arange(num_classes, device=labels.device)
     rows = blocked(predictions, num_classes)
     if rows is None:
-        return _ranks(predictions, clamped_column, columns) < k, clamped == as_long
+        return _ranks(predictions, clamped_column, columns) < k, clamped == as_long, nonfinite
     # Eager CPU, a large batch of few classes: block by block, so that the (rows, num_classes)
     # masks stay cache-sized buffers instead of fresh batch-sized allocations.
     flat, flat_clamped = predictions.reshape(-1, num_classes), clamped_column.reshape(-1, 1)
@@ -118,7 +123,7 @@ def _hits(labels: Tensor, predictions: Tensor, k: int) -> tuple[Tensor, Tensor]:
     for start in range(0, flat.shape[0], rows):
         stop = start + rows
         _ranks(flat[start:stop], flat_clamped[start:stop], columns, out=ranks[start:stop])
-    return ranks.reshape(labels.shape) < k, clamped == as_long
+    return ranks.reshape(labels.shape) < k, clamped == as_long, nonfinite
 
 
 #: The float-mask ranks pay from this many scores: below, their extra dispatches (a table
@@ -158,15 +163,20 @@ def _ranks(
     return torch.sum(ahead, -1, dtype=torch.int32, out=out)
 
 
-def _eager_ranks(flat: Tensor, clamped: Tensor) -> Tensor:
-    """`_ranks` of `(N, C)` scores eagerly on CPU, as float32 counts (exact below 2**24).
+def _eager_ranks(
+    flat: Tensor, clamped: Tensor, with_nonfinite: bool
+) -> tuple[Tensor, Tensor | None]:
+    """`_ranks` of `(N, C)` scores eagerly on CPU, as float32 counts (exact below 2**24),
+    and (with `with_nonfinite`) the number of NaN or infinite scores.
 
     A CPU comparison that writes bools is several times slower than the same comparison
     writing floats (the float kernels are vectorized), and a bool mask then costs a logical
     op per combination; so the comparisons write float32 0/1 and combine by arithmetic:
     rank = sum(score > label score) + sum((score == label score) * (class > label)), the
     second mask read off a cached table instead of compared per call. Large batches go in
-    blocks of cache-sized buffers reused by every block.
+    blocks of cache-sized buffers reused by every block. The non-finite count reuses a
+    buffer while the scores are in cache: `x - x` is 0 for finite x and NaN otherwise, NaN
+    becomes 1, and the float sum of a piece (below 2**24 scores) is exact.
     """
     rows, num_classes = flat.shape
     above, ones = _above_table(num_classes), _ones(num_classes)
@@ -177,10 +187,12 @@ def _eager_ranks(flat: Tensor, clamped: Tensor) -> Tensor:
         label_score = _spread(flat.gather(1, clamped), num_classes)
         ahead = torch.gt(flat, label_score, out=flat.new_empty(flat.shape, dtype=torch.float32))
         ties = torch.eq(flat, label_score, out=torch.empty_like(ahead))
-        return torch.mv(ahead.addcmul_(ties, above.index_select(0, table_rows)), ones)
+        ranks = torch.mv(ahead.addcmul_(ties, above.index_select(0, table_rows)), ones)
+        return ranks, _nonfinite_into(flat, ties) if with_nonfinite else None
     ranks = flat.new_empty(rows, dtype=torch.float32)
     ahead = flat.new_empty((block, num_classes), dtype=torch.float32)
     ties, tied_above = torch.empty_like(ahead), torch.empty_like(ahead)
+    nonfinite: Tensor | None = None
     for start in range(0, rows, block):
         stop = min(start + block, rows)
         size = stop - start
@@ -190,7 +202,15 @@ def _eager_ranks(flat: Tensor, clamped: Tensor) -> Tensor:
         torch.eq(piece, label_score, out=t)
         torch.index_select(above, 0, table_rows[start:stop], out=u)
         torch.mv(a.addcmul_(t, u), ones, out=ranks[start:stop])
-    return ranks
+        if with_nonfinite:
+            count = _nonfinite_into(piece, t)
+            nonfinite = count if nonfinite is None else nonfinite.add_(count)
+    return ranks, nonfinite
+
+
+def _nonfinite_into(scores: Tensor, buffer: Tensor) -> Tensor:
+    """NaN or infinite `scores` (below 2**24 of them), counted in `buffer` (same shape)."""
+    return torch.sub(scores, scores, out=buffer).nan_to_num_(1.0).sum().to(torch.int64)
 
 
 def _spread(label_score: Tensor, num_classes: int) -> Tensor:
