@@ -131,3 +131,14 @@ def test_float_ranks_count_non_finite_scores_and_bad_labels(
     message = str(raised.value)
     assert f"labels outside [0, num_classes) ({outside} values)" in message
     assert f"non-finite predictions ({nonfinite} values)" in message
+
+
+def test_float_ranks_take_scores_that_require_grad(small_blocks: None) -> None:
+    # model outputs passed without detach: the float masks and counts write into buffers
+    g = torch.Generator().manual_seed(8)
+    scores = torch.randint(0, 3, (300, 20), generator=g).float().requires_grad_()
+    labels = torch.randint(0, 20, (300,), generator=g)
+    metric = TopKAccuracyMetric(2)
+    metric.update(labels, scores)
+    expected = _rule_hits(labels.tolist(), scores.tolist(), 2) / 300
+    assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)

@@ -143,3 +143,13 @@ def test_multiclass_metric_errors_in_blocks_match_numpy(small_blocks: None) -> N
     assert f"invalid labels ({invalid} values)" in message
     assert f"non-finite predictions ({bad_rows} values)" in message
     assert f"predictions outside score_range ({outside} values)" in message
+
+
+def test_scores_that_require_grad(small_blocks: None) -> None:
+    g = torch.Generator().manual_seed(6)
+    scores = torch.rand(700, generator=g, dtype=torch.float64).requires_grad_()
+    labels = torch.randint(0, 2, (700,), generator=g)
+    metric = AUROCMetric(num_bins=9)
+    metric.update(labels, scores)  # blocks, float-mask range counts
+    expected = _numpy_binary(labels.numpy(), scores.detach().numpy(), 9, 0.0, 1.0)
+    np.testing.assert_array_equal(metric.histogram.numpy(), expected)
