@@ -56,7 +56,7 @@ class AUROCMetric(Metric):
 
     **Binned mode** (`num_bins=B`) keeps, per class, histograms of the positives' and
     negatives' scores over `B` equal-width bins of `score_range` (probabilities, [0, 1], by
-    default): constant memory, one `scatter_add_` per update, exactly additive over batches
+    default): constant memory, one `index_add_` per update, exactly additive over batches
     and ranks. Scores outside the range are counted as errors (not silently clamped). Pairs
     in the same bin count as ties, so the value is within `error_bound()` of the exact AUROC:
     `1/2 * sum_b pos_b * neg_b / (P * N)` per class.
