@@ -4,16 +4,20 @@ Ties are broken as scikit-learn's `top_k_accuracy_score` breaks them (a stable s
 among equal scores the higher class index ranks first. So the label's rank is the number of
 classes scoring strictly higher, plus the number of higher-indexed classes scoring the same,
 and the sample is a hit when that rank is below k. Computing the rank this way needs no sort
-and no data-dependent shape: two comparisons and a sum over the class dimension.
+and no data-dependent shape: two comparisons and a sum over the class dimension (NaN scores
+compare false, so they never rank ahead). Eagerly on CPU the comparisons write float masks
+(`_eager_ranks`), several times faster there than bool masks; the result is the same count.
 """
 
 from __future__ import annotations
 
+import functools
+
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_int
-from torchtally.functional._blocks import blocked
+from torchtally._errors import check_int, tracing
+from torchtally.functional._blocks import blocked, eager_at_least
 from torchtally.functional._checks import (
     check_same_shape,
     check_tensor,
@@ -66,7 +70,7 @@ def top_k_accuracy_update(
     """
     check_int("k", k, 1)
     _check_inputs(labels, predictions)
-    hit, valid = _hits(labels, predictions, k)
+    hit, valid, _ = _hits(labels, predictions, k)
     if weights is None:
         weight = valid.to(torch.float64)
     else:
@@ -84,41 +88,71 @@ def top_k_accuracy_counts(
     `[0, num_classes)` read off the same comparison that makes the valid mask."""
     check_int("k", k, 1)
     _check_inputs(labels, predictions)
-    hit, valid = _hits(labels, predictions, k)
+    hit, valid, nonfinite = _hits(labels, predictions, k, with_nonfinite=check_values)
     total = torch.count_nonzero(valid)
     hits = torch.count_nonzero(hit.logical_and_(valid))
     if not check_values:
         return hits, total, None
     outside = torch.rsub(total, labels.numel())
-    return hits, total, (outside, count_nonfinite(predictions), None, None)
+    return hits, total, (outside, nonfinite, None, None)
 
 
-def _hits(labels: Tensor, predictions: Tensor, k: int) -> tuple[Tensor, Tensor]:
-    """Whether each label ranks in the top k, and whether it names a class at all."""
+def _hits(
+    labels: Tensor, predictions: Tensor, k: int, *, with_nonfinite: bool = False
+) -> tuple[Tensor, Tensor, Tensor | None]:
+    """Whether each label ranks in the top k, whether it names a class at all, and (with
+    `with_nonfinite`) the number of NaN or infinite scores."""
     num_classes = predictions.shape[-1]
     as_long = labels if labels.dtype == torch.int64 else labels.long()  # skip a no-op dispatch
-    clamped = as_long.clamp(0, num_classes - 1).unsqueeze(-1)
+    clamped = as_long.clamp(0, num_classes - 1)
+    short = num_classes < _SHORT_ROWS
+    if _eager_cpu(predictions, _SHORT_FLOAT_RANKS_FROM if short else _FLOAT_RANKS_FROM):
+        flat = predictions.reshape(-1, num_classes)
+        ranks, nonfinite = _eager_ranks(flat, clamped.reshape(-1, 1), with_nonfinite)
+        return ranks.view(labels.shape) < k, clamped == as_long, nonfinite
+    nonfinite = count_nonfinite(predictions) if with_nonfinite else None
+    clamped_column = clamped.unsqueeze(-1)
     columns = torch.arange(num_classes, device=labels.device)
     rows = blocked(predictions, num_classes)
     if rows is None:
-        hit = _ranks(predictions, clamped, columns) < k
-    else:
-        # Eager CPU, a large batch: block by block, so that the (rows, num_classes) masks
-        # stay cache-sized buffers instead of fresh batch-sized allocations.
-        flat, flat_clamped = predictions.reshape(-1, num_classes), clamped.reshape(-1, 1)
-        ranks = torch.empty(flat.shape[0], dtype=torch.int32, device=flat.device)
-        for start in range(0, flat.shape[0], rows):
-            stop = start + rows
-            _ranks(flat[start:stop], flat_clamped[start:stop], columns, out=ranks[start:stop])
-        hit = ranks.reshape(labels.shape) < k
-    return hit, clamped.squeeze(-1) == as_long
+        return _ranks(predictions, clamped_column, columns) < k, clamped == as_long, nonfinite
+    # Eager CPU, a large batch of few classes: block by block, so that the (rows, num_classes)
+    # masks stay cache-sized buffers instead of fresh batch-sized allocations.
+    flat, flat_clamped = predictions.reshape(-1, num_classes), clamped_column.reshape(-1, 1)
+    ranks = torch.empty(flat.shape[0], dtype=torch.int32, device=flat.device)
+    for start in range(0, flat.shape[0], rows):
+        stop = start + rows
+        _ranks(flat[start:stop], flat_clamped[start:stop], columns, out=ranks[start:stop])
+    return ranks.reshape(labels.shape) < k, clamped == as_long, nonfinite
+
+
+#: The float-mask ranks pay from this many scores: below, their extra dispatches (a table
+#: lookup, output buffers) cost more than the bool masks they replace.
+_FLOAT_RANKS_FROM = 1 << 13
+#: Rows shorter than this compare poorly against a broadcast label score (the kernels loop
+#: over a few classes per row), so for them the label scores are first copied out to a full
+#: `(N, C)` tensor, and the comparisons run as one flat pass.
+_SHORT_ROWS = 16
+#: Short rows take the float ranks from this many scores (the copy of the label scores is
+#: one more op, and short-row kernels are slow in both forms).
+_SHORT_FLOAT_RANKS_FROM = 1 << 14
+
+
+def _eager_cpu(predictions: Tensor, elements: int) -> bool:
+    """Eager on CPU with at least `elements` scores (never while compiling or tracing)."""
+    return (
+        eager_at_least(predictions, elements)
+        and predictions.device.type == "cpu"
+        and not torch.jit.is_tracing()
+        and not tracing(predictions)
+    )
 
 
 def _ranks(
     predictions: Tensor, clamped: Tensor, columns: Tensor, out: Tensor | None = None
 ) -> Tensor:
     """Per sample, how many classes rank ahead of its label: a higher score, or the same
-    score and a higher index (int32)."""
+    score and a higher index (int32). The form a compiled graph fuses into one pass."""
     label_score = predictions.gather(-1, clamped)
     ahead = torch.gt(predictions, label_score).logical_or_(
         torch.eq(predictions, label_score).logical_and_(columns > clamped)
@@ -127,6 +161,85 @@ def _ranks(
     if out is None:
         return ahead.sum(-1, dtype=torch.int32)
     return torch.sum(ahead, -1, dtype=torch.int32, out=out)
+
+
+def _eager_ranks(
+    flat: Tensor, clamped: Tensor, with_nonfinite: bool
+) -> tuple[Tensor, Tensor | None]:
+    """`_ranks` of `(N, C)` scores eagerly on CPU, as float32 counts (exact below 2**24),
+    and (with `with_nonfinite`) the number of NaN or infinite scores.
+
+    A CPU comparison that writes bools is several times slower than the same comparison
+    writing floats (the float kernels are vectorized), and a bool mask then costs a logical
+    op per combination; so the comparisons write float32 0/1 and combine by arithmetic:
+    rank = sum(score > label score) + sum((score == label score) * (class > label)), the
+    second mask read off a cached table instead of compared per call. Large batches go in
+    blocks of cache-sized buffers reused by every block. The non-finite count reuses a
+    buffer while the scores are in cache: `x - x` is 0 for finite x and NaN otherwise, NaN
+    becomes 1, and the float sum of a piece (below 2**24 scores) is exact.
+    """
+    rows, num_classes = flat.shape
+    above, ones = _above_table(num_classes), _ones(num_classes)
+    # row C - 1 - l of the table is 1.0 exactly at the classes above l
+    table_rows = torch.rsub(clamped.view(-1), num_classes - 1)
+    block = blocked(flat, num_classes, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+    if block is None or block >= rows:
+        label_score = _spread(flat.gather(1, clamped), num_classes)
+        ahead = torch.gt(flat, label_score, out=flat.new_empty(flat.shape, dtype=torch.float32))
+        ties = torch.eq(flat, label_score, out=torch.empty_like(ahead))
+        ranks = torch.mv(ahead.addcmul_(ties, above.index_select(0, table_rows)), ones)
+        return ranks, _nonfinite_into(flat, ties) if with_nonfinite else None
+    ranks = flat.new_empty(rows, dtype=torch.float32)
+    ahead = flat.new_empty((block, num_classes), dtype=torch.float32)
+    ties, tied_above = torch.empty_like(ahead), torch.empty_like(ahead)
+    nonfinite: Tensor | None = None
+    for start in range(0, rows, block):
+        stop = min(start + block, rows)
+        size = stop - start
+        piece, a, t, u = flat[start:stop], ahead[:size], ties[:size], tied_above[:size]
+        label_score = _spread(piece.gather(1, clamped[start:stop]), num_classes)
+        torch.gt(piece, label_score, out=a)
+        torch.eq(piece, label_score, out=t)
+        torch.index_select(above, 0, table_rows[start:stop], out=u)
+        torch.mv(a.addcmul_(t, u), ones, out=ranks[start:stop])
+        if with_nonfinite:
+            count = _nonfinite_into(piece, t)
+            nonfinite = count if nonfinite is None else nonfinite.add_(count)
+    return ranks, nonfinite
+
+
+def _nonfinite_into(scores: Tensor, buffer: Tensor) -> Tensor:
+    """NaN or infinite `scores` (below 2**24 of them), counted in `buffer` (same shape)."""
+    return torch.sub(scores, scores, out=buffer).nan_to_num_(1.0).sum().to(torch.int64)
+
+
+def _spread(label_score: Tensor, num_classes: int) -> Tensor:
+    """The `(N, 1)` label scores, copied out to `(N, C)` for short rows (see `_SHORT_ROWS`)."""
+    if num_classes >= _SHORT_ROWS:
+        return label_score
+    return label_score.expand(-1, num_classes).contiguous()
+
+
+#: From this many scores the eager ranks go in blocks of about `_BLOCK` scores: three float32
+#: buffers of a whole large batch would be fresh pages (page faults) on every call.
+_BLOCK_FROM = 1 << 17
+_BLOCK = 1 << 17
+
+
+@functools.lru_cache(maxsize=16)
+def _ones(num_classes: int) -> Tensor:
+    """float32 ones to sum rows by: a matrix-vector product of 0/1 rows is exact (sums below
+    2**24) and, over short rows, several times faster than `sum(1)`."""
+    return torch.ones(num_classes, dtype=torch.float32)
+
+
+@functools.lru_cache(maxsize=16)
+def _above_table(num_classes: int) -> Tensor:
+    """A `(C, C)` float32 view of one `2C - 1` line: row r is `line[r : r + C]`, so row
+    `C - 1 - l` is 1.0 at the classes above l and 0.0 elsewhere (memory O(C), not O(C^2))."""
+    line = torch.zeros(2 * num_classes - 1, dtype=torch.float32)
+    line[num_classes:] = 1.0
+    return line.unfold(0, num_classes, 1)
 
 
 def top_k_accuracy_errors(

@@ -16,10 +16,9 @@ from torchtally.functional.ranking._auroc import (
     exact_auroc_update,
 )
 from torchtally.functional.ranking._binned_auroc import (
+    add_binned_counts,
     binned_auroc_compute,
     binned_auroc_error_bound,
-    binned_auroc_update,
-    count_out_of_range,
 )
 from torchtally.functional.ranking._inputs import (
     check_score_range,
@@ -67,7 +66,7 @@ class AUROCMetric(Metric):
 
     **Binned mode** (`num_bins=B`) keeps, per class, histograms of the positives' and
     negatives' scores over `B` equal-width bins of `score_range` (probabilities, [0, 1], by
-    default): constant memory, one `scatter_add_` per update, exactly additive over batches
+    default): constant memory, one `index_add_` per update, exactly additive over batches
     and ranks. Scores outside the range are counted as errors (not silently clamped). Pairs
     in the same bin count as ties, so the value is within `error_bound()` of the exact AUROC:
     `1/2 * sum_b pos_b * neg_b / (P * N)` per class.
@@ -161,26 +160,16 @@ class AUROCMetric(Metric):
             labels: Binary labels shaped like `predictions`, or `(N,)` class indices.
             predictions: Binary scores, or `(N, num_classes)` class scores.
         """
-        out_of_range = None
-        codes: Tensor | None = None
-        if self.num_bins is None:
-            if self._append_in_place(labels, predictions):
-                return
-            bits, codes = exact_auroc_update(labels, predictions, self.num_classes, self.dtype)
-            self._cat_append("score_bits", bits)
-            self._cat_append("codes", codes)
-        else:
-            binned_auroc_update(
-                labels,
-                predictions,
-                self.num_bins,
-                self.score_range,
-                self.num_classes,
-                out=self.histogram,
-            )
-            out_of_range = count_out_of_range(predictions, self.score_range)
+        if self.num_bins is not None:
+            self._update_binned(labels, predictions)
+            return
+        if self._append_in_place(labels, predictions):
+            return
+        bits, codes = exact_auroc_update(labels, predictions, self.num_classes, self.dtype)
+        self._cat_append("score_bits", bits)
+        self._cat_append("codes", codes)
         if self.check_values:
-            if codes is not None and self.num_classes is not None:
+            if self.num_classes is not None:
                 # exact multiclass: a label outside [0, num_classes) is an empty code, so
                 # counting those is two ops where comparing the labels again is five
                 invalid: Tensor | None = torch.count_nonzero(codes == EMPTY_CODE)
@@ -191,7 +180,7 @@ class AUROCMetric(Metric):
             nonfinite = (
                 count_nonfinite_rows(predictions) if multiclass else count_nonfinite(predictions)
             )
-            self._record_errors(invalid, nonfinite, out_of_range)
+            self._record_errors(invalid, nonfinite)
 
     def _append_in_place(self, labels: Tensor, predictions: Tensor) -> bool:
         """Exact mode, eager, with current fill notes and room for the batch: write its rows
@@ -237,6 +226,26 @@ class AUROCMetric(Metric):
             nonfinite = count_nonfinite_rows(scores) if rows else count_nonfinite(predictions)
             self._record_errors(invalid, nonfinite)
         return True
+
+    def _update_binned(self, labels: Tensor, predictions: Tensor) -> None:
+        # The histogram buffer itself (`self.histogram` costs a failed attribute lookup and
+        # __getattr__), and no re-check of num_bins and score_range: the constructor did.
+        num_bins, num_classes = self.num_bins, self.num_classes
+        assert num_bins is not None
+        low, high = self.score_range
+        histogram: Tensor = self.__dict__["_buffers"]["histogram"]
+        errors = add_binned_counts(
+            labels,
+            predictions,
+            num_bins,
+            low,
+            high,
+            num_classes,
+            histogram,
+            count_errors=self.check_values,
+        )
+        if errors is not None:
+            self._record_errors(*errors)
 
     def compute(self) -> Tensor:
         if self.num_bins is not None:

@@ -1,0 +1,144 @@
+"""Top-k accuracy's eager CPU ranks (float masks, a cached table, blocks; issue 16) against
+independent oracles: scikit-learn's `top_k_accuracy_score` on tie-heavy scores, and a plain
+Python count of the documented rule (higher score first, then higher index) for non-finite
+scores, which scikit-learn refuses."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import UndefinedMetricWarning
+from sklearn.metrics import top_k_accuracy_score
+
+from torchtally._errors import MetricValueError
+from torchtally.functional.classification import _top_k_accuracy as top_k_module
+from torchtally.functional.classification._top_k_accuracy import top_k_accuracy
+from torchtally.metrics import TopKAccuracyMetric
+
+
+def _rule_hits(labels: list[int], scores: list[list[float]], k: int) -> int:
+    """Labels in [0, C) whose rank (classes scoring higher, or equal with a higher index;
+    NaN never ranks ahead) is below k."""
+    hits = 0
+    for label, row in zip(labels, scores, strict=True):
+        if not 0 <= label < len(row):
+            continue
+        mine = row[label]
+        rank = sum(
+            1
+            for j, value in enumerate(row)
+            if value > mine or (value == mine and j > label)  # NaN compares false
+        )
+        hits += rank < k
+    return hits
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    # float ranks from 64 scores, in blocks of 700 scores (ragged last block)
+    monkeypatch.setattr(top_k_module, "_FLOAT_RANKS_FROM", 64)
+    monkeypatch.setattr(top_k_module, "_SHORT_FLOAT_RANKS_FROM", 64)
+    monkeypatch.setattr(top_k_module, "_BLOCK_FROM", 2000)
+    monkeypatch.setattr(top_k_module, "_BLOCK", 700)
+
+
+# the fixture only patches constants, the same for every example
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    rows=st.integers(1, 120),
+    classes=st.integers(3, 40),  # scikit-learn refuses 2-column scores with binary labels
+    levels=st.integers(1, 5),
+    k=st.integers(1, 8),
+    dtype=st.sampled_from([torch.float32, torch.float64, torch.float16]),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_float_ranks_match_sklearn_with_ties(
+    small_blocks: None, rows: int, classes: int, levels: int, k: int, dtype: torch.dtype, seed: int
+) -> None:
+    g = torch.Generator().manual_seed(seed)
+    # few score levels: many ties, broken as scikit-learn breaks them (higher index first)
+    scores = torch.randint(0, levels, (rows, classes), generator=g).to(dtype)
+    labels = torch.randint(0, classes, (rows,), generator=g)
+    with warnings.catch_warnings():  # k >= classes: scikit-learn warns that all hit
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        expected = top_k_accuracy_score(
+            labels.numpy(), scores.double().numpy(), k=k, labels=np.arange(classes)
+        )
+    assert float(top_k_accuracy(labels, scores, k=k)) == pytest.approx(expected, abs=1e-12)
+    metric = TopKAccuracyMetric(k)
+    half = rows // 2
+    metric.update(labels[:half], scores[:half])
+    metric.update(labels[half:], scores[half:])
+    assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("classes", [5, 17])  # short rows (label scores spread out), long rows
+def test_float_ranks_follow_the_rule_for_non_finite_scores_and_bad_labels(
+    small_blocks: None, classes: int
+) -> None:
+    g = torch.Generator().manual_seed(5)
+    rows = 300
+    specials = torch.tensor([math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0])
+    scores = specials[torch.randint(0, 6, (rows, classes), generator=g)]
+    labels = torch.randint(-2, classes + 2, (rows,), generator=g)  # some outside [0, C)
+    for k in (1, 4, classes - 1, classes):
+        metric = TopKAccuracyMetric(k, check_values=False)
+        metric.update(labels, scores)
+        valid = int(((labels >= 0) & (labels < classes)).sum())
+        expected = _rule_hits(labels.tolist(), scores.tolist(), k) / valid
+        assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
+        # the weighted path shares the ranks
+        weights = torch.ones(rows, dtype=torch.float64)
+        got = top_k_accuracy(labels, scores, k=k, weights=weights)
+        assert float(got) == pytest.approx(expected, abs=1e-12)
+
+
+def test_float_ranks_in_blocks_and_batch_shapes(small_blocks: None) -> None:
+    g = torch.Generator().manual_seed(6)
+    labels = torch.randint(0, 20, (9, 41), generator=g)  # (9, 41) samples, 20 classes
+    scores = torch.randint(0, 3, (9, 41, 20), generator=g).float()
+    expected = _rule_hits(labels.view(-1).tolist(), scores.view(-1, 20).tolist(), 3) / 369
+    assert float(top_k_accuracy(labels, scores, k=3)) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("rows", [40, 300])  # one piece; blocks of 700 scores
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+def test_float_ranks_count_non_finite_scores_and_bad_labels(
+    small_blocks: None, rows: int, dtype: torch.dtype
+) -> None:
+    g = torch.Generator().manual_seed(7)
+    classes = 23
+    scores = torch.randn(rows, classes, generator=g).to(dtype)
+    flat = scores.view(-1)
+    picks = torch.randperm(flat.numel(), generator=g)[:37]
+    for i, where in enumerate(picks.tolist()):
+        flat[where] = (math.nan, math.inf, -math.inf)[i % 3]
+    labels = torch.randint(-1, classes + 1, (rows,), generator=g)
+    metric = TopKAccuracyMetric(5)
+    metric.update(labels, scores)
+    outside = int(((labels < 0) | (labels >= classes)).sum())
+    nonfinite = int((~np.isfinite(scores.double().numpy())).sum())
+    with pytest.raises(MetricValueError) as raised:
+        metric.compute()
+    message = str(raised.value)
+    assert f"labels outside [0, num_classes) ({outside} values)" in message
+    assert f"non-finite predictions ({nonfinite} values)" in message
+
+
+def test_float_ranks_take_scores_that_require_grad(small_blocks: None) -> None:
+    # model outputs passed without detach: the float masks and counts write into buffers
+    g = torch.Generator().manual_seed(8)
+    scores = torch.randint(0, 3, (300, 20), generator=g).float().requires_grad_()
+    labels = torch.randint(0, 20, (300,), generator=g)
+    metric = TopKAccuracyMetric(2)
+    metric.update(labels, scores)
+    expected = _rule_hits(labels.tolist(), scores.tolist(), 2) / 300
+    assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
