@@ -1,4 +1,4 @@
-"""The nansum non-finite count of large eager CPU batches (issue 16) is exact: numpy's
+"""`count_nonfinite` (with its nansum count of large eager CPU batches, issue 16) is exact: numpy's
 isfinite is the oracle, for NaN and ±inf anywhere (vectorized lanes and tails), both float
 widths, non-contiguous views, and the metrics report the same counts."""
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from torchtally.functional.aggregation import _nonfinite
-from torchtally.functional.aggregation._nonfinite import count_nonfinite_values
+from torchtally.functional import _checks
+from torchtally.functional._checks import count_nonfinite
 from torchtally.metrics import MeanMetric, MetricValueError, MSEMetric, R2ScoreMetric
 
 
@@ -30,7 +30,7 @@ def _with_bad(
 @pytest.mark.parametrize("bad", [0, 1, 7, 1000])
 def test_count_matches_numpy(dtype: torch.dtype, size: int, bad: int) -> None:
     values = _with_bad(size, dtype, bad, seed=size + bad)
-    got = count_nonfinite_values(values)
+    got = count_nonfinite(values)
     assert got is not None and got.dtype == torch.int64 and got.shape == ()
     assert int(got) == int((~np.isfinite(values.numpy())).sum()) == bad
 
@@ -38,7 +38,7 @@ def test_count_matches_numpy(dtype: torch.dtype, size: int, bad: int) -> None:
 def test_non_contiguous_and_two_dimensional() -> None:
     values = _with_bad(600_000, torch.float32, 999, seed=3).reshape(1000, 600)
     for view in (values.t(), values[:, ::2], values):
-        got = count_nonfinite_values(view)
+        got = count_nonfinite(view)
         assert got is not None
         assert int(got) == int((~np.isfinite(view.numpy())).sum())
 
@@ -46,10 +46,10 @@ def test_non_contiguous_and_two_dimensional() -> None:
 def test_integers_have_no_count_and_float32_past_exact_sums_takes_the_general_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert count_nonfinite_values(torch.arange(1 << 18)) is None
-    monkeypatch.setitem(_nonfinite._SUMMED_EXACTLY_UP_TO, torch.float32, 1 << 10)
+    assert count_nonfinite(torch.arange(1 << 18)) is None
+    monkeypatch.setattr(_checks, "_SUMMED_EXACTLY_UP_TO", 1 << 10)
     values = _with_bad(1 << 17, torch.float32, 5, seed=9)
-    got = count_nonfinite_values(values)
+    got = count_nonfinite(values)
     assert got is not None and int(got) == 5
 
 
@@ -73,6 +73,6 @@ def test_metrics_report_exact_counts_for_large_batches() -> None:
 def test_small_and_mid_batches_match_numpy(dtype: torch.dtype, size: int) -> None:
     bad = min(size, 5)
     values = _with_bad(size, dtype, bad, seed=size, scale=100.0)
-    got = count_nonfinite_values(values)
+    got = count_nonfinite(values)
     assert got is not None and got.dtype == torch.int64 and got.shape == ()
     assert int(got) == int((~np.isfinite(values.float().numpy())).sum()) == bad

@@ -15,7 +15,6 @@ from torchtally.functional.aggregation._mean import (
     mean_update,
     scalar_weight_sum,
 )
-from torchtally.functional.aggregation._nonfinite import count_nonfinite_values
 from torchtally.functional.aggregation._perplexity import (
     LOSS_REDUCTIONS,
     is_logits,
@@ -74,13 +73,13 @@ class MeanMetric(Metric):
             # A Python weight: its total is a number, added without making a tensor for it.
             weighted_sum, scalar_total = scalar_weight_sum(value, weight)
             if self.check_values:
-                self._record_errors(count_nonfinite_values(value))
+                self._record_errors(count_nonfinite(value))
             buffers["weighted_sum"].add_(weighted_sum)  # type: ignore[union-attr]
             buffers["weight_total"].add_(scalar_total)  # type: ignore[union-attr]
             return
         weighted_sum, weight_total = mean_update(value, weight)
         if self.check_values:
-            self._record_errors(count_nonfinite_values(value), count_negative(weight))
+            self._record_errors(count_nonfinite(value), count_negative(weight))
         buffers["weighted_sum"].add_(weighted_sum)  # type: ignore[union-attr]
         buffers["weight_total"].add_(weight_total)  # type: ignore[union-attr]
 

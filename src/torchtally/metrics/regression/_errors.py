@@ -8,8 +8,7 @@ from typing import cast, final
 import torch
 from torch import Tensor
 
-from torchtally.functional._checks import check_tensor
-from torchtally.functional.aggregation._nonfinite import count_nonfinite_values
+from torchtally.functional._checks import check_tensor, count_nonfinite
 from torchtally.functional.regression._errors import (
     absolute_error_sum,
     smape_sum,
@@ -48,7 +47,7 @@ class _MeanErrorMetric(Metric):
         )
         error_sum = self._batch_sum(labels, predictions)
         if self.check_values:
-            self._record_errors(count_nonfinite_values(labels), count_nonfinite_values(predictions))
+            self._record_errors(count_nonfinite(labels), count_nonfinite(predictions))
         # The (1,) buffers themselves (a 0-d state read as `self.count` costs a failed
         # attribute lookup and __getattr__), and the count as a Python float: no tensor made
         # for it (an int into the float64 state takes a slower promoting path, ~1.7 µs).

@@ -8,8 +8,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice, check_int
-from torchtally.functional._checks import check_tensor
-from torchtally.functional.aggregation._nonfinite import count_nonfinite_values
+from torchtally.functional._checks import check_tensor, count_nonfinite
 from torchtally.functional.regression._r2 import MULTIOUTPUT, r2_compute, r2_sums
 from torchtally.metrics._base import Metric
 
@@ -79,7 +78,7 @@ class R2ScoreMetric(Metric):
             )
         sum_y, sum_y2, sse = r2_sums(labels, predictions)
         if self.check_values:
-            self._record_errors(count_nonfinite_values(labels), count_nonfinite_values(predictions))
+            self._record_errors(count_nonfinite(labels), count_nonfinite(predictions))
         # The buffers themselves (a 0-d state read as `self.count` costs a failed attribute
         # lookup and __getattr__), and the count as a Python float: no tensor made
         # for it (an int into the float64 state takes a slower promoting path, ~1.7 µs).
