@@ -289,12 +289,30 @@ def test_updates_under_inference_mode_are_held_and_counted() -> None:
 
 
 def test_batches_held_in_and_out_of_inference_mode() -> None:
+    """Across several flushes, so that slots first written under inference mode are written
+    again outside it (and the other way round)."""
     metric, direct = AccuracyMetric(), AccuracyMetric().coalesce_updates(False)
+    for seed in range(6):
+        with torch.inference_mode(seed % 2 == 1):
+            metric.update(*_scores(seed))
+            direct.update(*_scores(seed))
+        metric.flush()
     for seed in range(6):
         with torch.inference_mode(seed % 2 == 0):
             metric.update(*_scores(seed))
             direct.update(*_scores(seed))
     torch.testing.assert_close(metric.compute(), direct.compute())
+
+
+def test_error_counts_first_recorded_under_inference_mode_then_outside_it() -> None:
+    metric = AccuracyMetric().coalesce_updates(False)
+    labels, scores = _scores(0)
+    labels[0] = 9
+    with torch.inference_mode():
+        metric.update(labels, scores)
+    metric.update(labels, scores)
+    with pytest.raises(MetricValueError, match=r"\(2 values\)"):
+        metric.compute()
 
 
 def test_coalesce_updates_argument_is_checked() -> None:

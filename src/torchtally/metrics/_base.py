@@ -766,23 +766,17 @@ class Metric(nn.Module, ABC):
         # From _buffers: `self._errors` costs a failed attribute lookup and __getattr__ per call.
         all_errors: Tensor = self.__dict__["_buffers"]["_errors"]
         if all_errors.is_cpu and not torch.compiler.is_compiling():
-            # Eager CPU: one stack and one index_add_ through a cached index tensor, whatever
-            # the gaps (CPU only: making that tensor during a CUDA graph capture would be a
-            # host copy). Checks cost more Python than they save: counts of another device,
-            # dtype or shape make the kernel refuse before writing, and go kind by kind below.
-            where = tuple(i for i, c in enumerate(counts) if c is not None)
-            if len(where) >= 2:
-                indices: dict[tuple[int, ...], Tensor] = self.__dict__.setdefault(
-                    "_error_index", {}
-                )
-                index = indices.get(where)
-                if index is None:
-                    index = indices[where] = torch.tensor(where)
-                try:
-                    all_errors.index_add_(0, index, torch.stack([counts[i] for i in where]))  # type: ignore[misc]
-                    return
-                except RuntimeError:
-                    pass
+            # Eager CPU: one add_ per count into a cached (1,) view of its kind, where a stack
+            # and an index_add_ cost two dispatches plus the Python that builds them. The
+            # views are remade when the buffer is replaced (a move, a sync, a load).
+            slots = self.__dict__.get("_error_slots")
+            if slots is None or slots[0] is not all_errors:
+                slots = self.__dict__["_error_slots"] = (all_errors, all_errors.split(1))
+            views = slots[1]
+            for index_, count in enumerate(counts):
+                if count is not None:
+                    views[index_].add_(count)
+            return
         leading = len(counts)
         while leading and counts[leading - 1] is None:
             leading -= 1
