@@ -400,6 +400,8 @@ def _undone_unless(condition: torch.Tensor, metrics: SplitMetrics) -> Any:
         for _, tensor, _ in metric.states()
     ]
     yield
+    for metric in metrics.metrics.values():
+        metric.flush()  # a batch it held back (coalescing) must be in the state undone below
     for tensor, old in saved:
         tensor.copy_(torch.where(condition, tensor, old))
 
