@@ -140,6 +140,26 @@ def test_a_copy_holds_the_same_updates() -> None:
     torch.testing.assert_close(restored.compute(), metric.compute())
 
 
+def test_inputs_reused_in_place_by_the_caller_are_held_by_value() -> None:
+    """A loop that refills one input tensor per step (a static buffer) must count every step's
+    values, not the last step's values once per held call."""
+    metric, direct = AccuracyMetric(), AccuracyMetric().coalesce_updates(False)
+    labels, scores = torch.empty(8, dtype=torch.int64), torch.empty(8, 5)
+    for seed in range(5):
+        fresh = _scores(seed)
+        labels.copy_(fresh[0])
+        scores.copy_(fresh[1])
+        metric.update(labels, scores)
+        direct.update(labels, scores)
+    torch.testing.assert_close(metric.compute(), direct.compute())
+
+
+def test_forward_returns_the_value_over_everything_so_far() -> None:
+    metric, direct = AccuracyMetric(), AccuracyMetric().coalesce_updates(False)
+    for seed in range(4):
+        torch.testing.assert_close(metric(*_scores(seed)), direct(*_scores(seed)))
+
+
 def test_reset_drops_held_batches() -> None:
     metric = AccuracyMetric()
     for seed in range(3):
