@@ -37,6 +37,16 @@ def _numpy_binary(labels, scores, num_bins, low, high) -> np.ndarray:
     return expected
 
 
+def _assert_error_counts(metric: AUROCMetric, invalid: int, nonfinite: int, outside: int) -> None:
+    """`compute` raises naming each kind with its exact count."""
+    with pytest.raises(MetricValueError) as raised:
+        metric.compute()
+    message = str(raised.value)
+    assert f"invalid labels ({invalid} values)" in message
+    assert f"non-finite predictions ({nonfinite} values)" in message
+    assert f"predictions outside score_range ({outside} values)" in message
+
+
 @pytest.fixture
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(binned_module, "_BLOCK_FROM", 300)
@@ -98,12 +108,7 @@ def test_metric_counts_and_errors_match_numpy(small_blocks: None) -> None:
     invalid = int(((y != 0) & (y != 1)).sum())
     nonfinite = int((~finite).sum())
     outside = int(((s < 0) | (s > 1)).sum())  # NaN compares false; inf counts
-    with pytest.raises(MetricValueError) as raised:
-        metric.compute()
-    message = str(raised.value)
-    assert f"invalid labels ({invalid} values)" in message
-    assert f"non-finite predictions ({nonfinite} values)" in message
-    assert f"predictions outside score_range ({outside} values)" in message
+    _assert_error_counts(metric, invalid, nonfinite, outside)
 
 
 def test_multiclass_histogram_follows_the_bin_rule(small_blocks: None) -> None:
@@ -137,12 +142,7 @@ def test_multiclass_metric_errors_in_blocks_match_numpy(small_blocks: None) -> N
     # rows whose maximum is NaN or infinite (a -inf score, a masked class, is no error)
     bad_rows = int((~np.isfinite(s.max(axis=1))).sum())
     outside = int(((s < 0) | (s > 1)).sum())
-    with pytest.raises(MetricValueError) as raised:
-        metric.compute()
-    message = str(raised.value)
-    assert f"invalid labels ({invalid} values)" in message
-    assert f"non-finite predictions ({bad_rows} values)" in message
-    assert f"predictions outside score_range ({outside} values)" in message
+    _assert_error_counts(metric, invalid, bad_rows, outside)
 
 
 def test_scores_that_require_grad(small_blocks: None) -> None:
