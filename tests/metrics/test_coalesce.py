@@ -335,6 +335,48 @@ def test_error_counts_first_recorded_under_inference_mode_then_outside_it() -> N
         metric.compute()
 
 
+def _held_confusion_matrices(batches: int = 4) -> tuple[Metric, Metric]:
+    metric, direct = ConfusionMatrixMetric(5), ConfusionMatrixMetric(5).coalesce_updates(False)
+    for seed in range(batches):
+        metric.update(*_scores(seed))
+        direct.update(*_scores(seed))
+    assert _held_calls(metric) == batches - 1
+    return metric, direct
+
+
+def test_a_make_fx_trace_reading_held_state_does_not_replay_the_flush() -> None:
+    """The held batches are applied eagerly while tracing, not recorded: replaying the trace
+    must not add them again."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    metric, direct = _held_confusion_matrices()
+    traced = make_fx(lambda: metric.confusion_matrix.clone())()
+    for _ in range(3):
+        torch.testing.assert_close(traced(), direct.confusion_matrix)
+    torch.testing.assert_close(metric.compute(), direct.compute())
+    assert metric.num_updates == direct.num_updates
+
+
+def test_a_jit_trace_reading_held_state_does_not_replay_the_flush() -> None:
+    metric, direct = _held_confusion_matrices()
+    traced = torch.jit.trace(lambda x: metric.confusion_matrix + x, torch.zeros(()))
+    for _ in range(3):
+        torch.testing.assert_close(traced(torch.zeros(())), direct.confusion_matrix)
+    torch.testing.assert_close(metric.compute(), direct.compute())
+
+
+def test_a_compiled_compute_applies_held_batches_once() -> None:
+    metric, direct = _held_confusion_matrices()
+    compiled = torch.compile(lambda: metric.confusion_matrix.clone(), backend="eager")
+    for round_ in range(3):
+        torch.testing.assert_close(compiled(), direct.confusion_matrix)
+        for seed in range(10 * round_, 10 * round_ + 3):  # hold more, read again compiled
+            metric.update(*_scores(100 + seed))
+            direct.update(*_scores(100 + seed))
+    torch.testing.assert_close(metric.compute(), direct.compute())
+    assert metric.num_updates == direct.num_updates
+
+
 def test_coalesce_updates_argument_is_checked() -> None:
     with pytest.raises(TypeError, match="Argument `enabled` must be a bool"):
         AccuracyMetric().coalesce_updates(1)  # type: ignore[arg-type]

@@ -55,7 +55,11 @@ def _count_update(update: _F) -> _F:
     @functools.wraps(update)
     def wrapped(self: Metric, *args: Any, **kwargs: Any) -> Any:
         if torch.compiler.is_compiling():
-            return _update_body(self, args, kwargs)
+            # Traced into a compiled step: the update adds to the state as it is (held eager
+            # batches commute with it), so its reads need not look at them (a guard on them
+            # would recompile the step with each held cycle).
+            with _coalesce.updating():
+                return _update_body(self, args, kwargs)
         # Updates are not thread-safe (states are mutated in place by several ops): a second
         # thread entering while another is inside `update` is misuse, reported instead of
         # silently interleaving. `dict.setdefault` claims the metric atomically. Eager only.
@@ -409,7 +413,7 @@ class Metric(nn.Module, ABC):
         self._reductions[name] = reduction
 
     def __getattr__(self, name: str) -> Any:
-        if not torch.compiler.is_compiling():  # first: a compiled read must not guard on it
+        if not _coalesce.in_compiled_update():  # first: an update's reads must not guard on it
             stage = self.__dict__.get("_stage")
             if stage is not None and stage.calls:
                 self.flush()  # a state read sees every update so far
@@ -539,10 +543,14 @@ class Metric(nn.Module, ABC):
         views, calls = released
         state["_update_depth"] += 1
         try:
-            stage.body(self, *views)
+            # Held batches are eager history: under make_fx, a dispatch mode or
+            # torch.jit.trace they are applied as plain eager work, not recorded (a recorded
+            # flush would apply them again at every replay of the trace).
+            with _coalesce.outside_tracing():
+                stage.body(self, *views)
+                state["_buffers"]["_num_updates"].add_(calls)
         finally:
             state["_update_depth"] -= 1
-        state["_buffers"]["_num_updates"].add_(calls)
         state["_cached"] = None
 
     @property
@@ -567,8 +575,9 @@ class Metric(nn.Module, ABC):
         body = self._update_body_function()
 
         def compiled_update(metric: Metric, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-            result = body(metric, *args, **kwargs)
-            metric.__dict__["_buffers"]["_num_updates"].add_(1)
+            with _coalesce.updating():
+                result = body(metric, *args, **kwargs)
+                metric.__dict__["_buffers"]["_num_updates"].add_(1)
             return result
 
         # A code object per metric instance: Dynamo keeps one cache and one recompile limit

@@ -29,8 +29,9 @@ Invariants:
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -39,7 +40,18 @@ from torch import Tensor
 if TYPE_CHECKING:
     from torchtally.metrics._base import Metric
 
-__all__ = ["Stage", "StateBuffers", "hold", "release_buffers", "rows_for", "signature", "start"]
+__all__ = [
+    "Stage",
+    "StateBuffers",
+    "hold",
+    "in_compiled_update",
+    "outside_tracing",
+    "release_buffers",
+    "rows_for",
+    "signature",
+    "start",
+    "updating",
+]
 
 #: Elements of the widest input a staging buffer holds: 256 KiB of float32 scores, small
 #: enough to stay in cache while the update reads it back.
@@ -77,10 +89,11 @@ class StateBuffers(dict[str, Any]):
     it applies them first, so no reader can see a state without them.
 
     Always this type, held or not: compiled code guards on the type of `_buffers`, and one
-    that changed with every held cycle would recompile. Reads inside a compiled or traced
-    function never apply held batches (nor look at `held`, which would be guarded on): an
-    update traced into a step adds to the state as it is, sums commute, and the held batches
-    go in later; a compiled `compute` applies them through `Metric.flush` first.
+    that changed with every held cycle would recompile. An update traced into a compiled step
+    never applies held batches (nor looks at `held`, which would be guarded on): it adds to
+    the state as it is, sums commute, and the held batches go in later. Any other compiled read
+    applies them in its graph, under guards on the fill it applies (a recompile when they
+    differ, never a stale or doubled value).
     """
 
     __slots__ = ("held",)
@@ -90,7 +103,7 @@ class StateBuffers(dict[str, Any]):
         self.held: Metric | None = None
 
     def _apply_held(self) -> None:
-        if not torch.compiler.is_compiling():
+        if not in_compiled_update():
             metric = self.held
             if metric is not None:
                 metric.flush()
@@ -115,6 +128,45 @@ class StateBuffers(dict[str, Any]):
         # A copy holds nothing (its metric flushed before copying) and is a plain map of names
         # to tensors until its metric adopts it.
         return (StateBuffers, (dict(dict.items(self)),))
+
+
+#: How many updates are being traced into a compiled graph right now (see `updating`).
+_COMPILED_UPDATES = [0]
+
+
+@contextlib.contextmanager
+def updating() -> Iterator[None]:
+    """Mark an update being traced into a compiled graph: its reads of the state skip the held
+    batches (see `StateBuffers`)."""
+    _COMPILED_UPDATES[0] += 1
+    try:
+        yield
+    finally:
+        _COMPILED_UPDATES[0] -= 1
+
+
+def in_compiled_update() -> bool:
+    """Whether the caller is an update traced into a compiled graph (False in eager code)."""
+    return torch.compiler.is_compiling() and _COMPILED_UPDATES[0] > 0
+
+
+@contextlib.contextmanager
+def outside_tracing() -> Iterator[None]:
+    """Plain eager execution for the block, even inside make_fx, another dispatch mode or
+    torch.jit.trace (a no-op in plain eager code). Not for Dynamo: there the flush is traced
+    with guards on the fill it applies, so a graph replays it only for a matching fill."""
+    if not torch._C._len_torch_dispatch_stack() and not torch._C._is_tracing():
+        yield
+        return
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    tracer = torch._C._get_tracing_state()
+    torch._C._set_tracing_state(None)  # type: ignore[attr-defined]  # untyped in the stubs
+    try:
+        with _disable_current_modes():
+            yield
+    finally:
+        torch._C._set_tracing_state(tracer)  # type: ignore[attr-defined]
 
 
 def release_buffers(buffers: dict[str, Any]) -> None:
