@@ -18,13 +18,16 @@ Invariants:
   only: so a held batch would have passed them too, and a bad call still raises at the call.
   Value checks count into the state and raise at `compute` either way.
 - Only plain eager CPU calls are held: not while compiling or tracing, not under a dispatch mode
-  (FakeTensorMode, a profiler's), not with keyword arguments, not for metrics in a collection
+  (FakeTensorMode, make_fx, FlopCounterMode), not with keyword arguments, not for metrics in a collection
   (whose members may share state), and only where the metric's `_coalescible` agrees (it refuses
   inputs whose meaning depends on the whole batch, e.g. scores read as logits when any is
   outside [0, 1]).
 - Updates inside a compiled step go straight to the state. Sums commute, so held batches
   applied later give the same state; appended rows may come in another order, which no
   order-invariant statistic (AUROC, AP) sees.
+- Other traced or compiled reads see the held batches: under make_fx, a dispatch mode or
+  torch.jit.trace they are applied as plain eager work (`outside_tracing`), and a compiled read
+  applies them in its graph, guarded on the fill it applies.
 """
 
 from __future__ import annotations
