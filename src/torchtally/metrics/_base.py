@@ -826,14 +826,27 @@ class Metric(nn.Module, ABC):
                     self._raise_synced_overflow(name, per_rank.tolist())
                 raise MetricValueError(self._cat_overflow_message(name, capacity, dropped))
 
+    #: How an overflowing `cat` state is worded for a metric whose `cat` states are an
+    #: implementation detail: what its rows are ("samples") and a constant-memory alternative
+    #: ("use binned mode (num_bins=...) for constant memory"; "" for none). None: the state's
+    #: own terms (rows of the named state).
+    cat_overflow_terms: tuple[str, str] | None = None
+
     def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
         """What to tell a user whose `cat` state `name` (of `capacity` rows) dropped
-        `dropped` rows; metrics whose states are an implementation detail say it in their
-        own terms (samples, the `capacity=` argument, a constant-memory alternative)."""
+        `dropped` rows, in the metric's `cat_overflow_terms` when it declares them."""
+        seen = capacity + dropped
+        if self.cat_overflow_terms is None:
+            return (
+                f"`{self.name}` received {seen} rows into its `cat` state {name!r} of capacity "
+                f"{capacity}: {dropped} rows were dropped. Register it with a capacity of at "
+                f"least {seen}."
+            )
+        rows, alternative = self.cat_overflow_terms
         return (
-            f"`{self.name}` received {capacity + dropped} rows into its `cat` state {name!r} "
-            f"of capacity {capacity}: {dropped} rows were dropped. Register it with a "
-            f"capacity of at least {capacity + dropped}."
+            f"`{self.name}` received {seen} {rows} but its buffer holds capacity={capacity}: "
+            f"{dropped} {rows} were dropped. Construct it with capacity >= {seen}"
+            + (f", or {alternative}." if alternative else ".")
         )
 
     def _raise_synced_overflow(self, name: str, counts: list[int]) -> None:

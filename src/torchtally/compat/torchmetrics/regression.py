@@ -438,6 +438,7 @@ class SpearmanCorrCoef(Metric):
     is_differentiable = False
     higher_is_better = True
     _cat_whole_buffers = True
+    cat_overflow_terms = ("pairs", "")
 
     def __init__(self, num_outputs: int = 1, capacity: int = 1 << 16, **kwargs: Any) -> None:
         self.num_outputs = _check_outputs("num_outputs", num_outputs)
@@ -470,14 +471,6 @@ class SpearmanCorrCoef(Metric):
         std_p = (diff_p.square().sum(0) / count).sqrt()
         std_t = (diff_t.square().sum(0) / count).sqrt()
         return _out((cov / (std_p * std_t + 1e-6)).clamp(-1.0, 1.0), self.num_outputs)
-
-    def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
-        seen = capacity + dropped
-        return (
-            f"`SpearmanCorrCoef` received {seen} pairs but its buffer holds "
-            f"capacity={capacity}: {dropped} were dropped. Construct it with "
-            f"capacity >= {seen}."
-        )
 
 
 # ------------------------------------------------------------------ more of TorchMetrics'

@@ -51,6 +51,10 @@ class _Retrieval(Metric):
     higher_is_better = True
     is_differentiable = False
     _cat_whole_buffers = True  # unfilled rows have valid=False: compute stays traceable
+    cat_overflow_terms = (
+        "candidates",
+        "use torchtally.metrics' grouped form ((B, K) candidate lists) for constant memory",
+    )
 
     def __init__(
         self,
@@ -166,15 +170,6 @@ class _Retrieval(Metric):
         if kept.numel() == 0:
             return torch.zeros((), dtype=torch.get_default_dtype(), device=values.device)
         return torch.as_tensor(self.aggregation(kept, dim=None))  # type: ignore[operator]
-
-    def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
-        seen = capacity + dropped
-        return (
-            f"`{type(self).__name__}` received {seen} candidates but its buffer holds "
-            f"capacity={capacity}: {dropped} were dropped. Construct it with "
-            f"capacity >= {seen}, or use torchtally.metrics' grouped form ((B, K) "
-            "candidate lists) for constant memory."
-        )
 
 
 class RetrievalNormalizedDCG(_Retrieval):

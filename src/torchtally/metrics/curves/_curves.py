@@ -46,6 +46,7 @@ class _CurveMetric(Metric):
         "negative weights",
     )
     _averages: tuple[str, ...] = AVERAGES
+    cat_overflow_terms = ("samples", "use binned mode (thresholds=...) for constant memory")
 
     def __init__(
         self,
@@ -152,14 +153,6 @@ class _CurveMetric(Metric):
         # Unused rows weigh 0: they change no count; their score sorts them last.
         scores = torch.where(unused[:, None], float("-inf"), scores)
         return scores, labels.to(torch.float64), torch.where(unused, 0.0, weights)
-
-    def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
-        seen = capacity + dropped
-        return (
-            f"`{self.name}` received {seen} samples but its buffer holds "
-            f"capacity={capacity}: {dropped} samples were dropped. Construct it with "
-            f"capacity >= {seen}, or use binned mode (thresholds=...) for constant memory."
-        )
 
     def _curves(self, exact: Any, binned: Any) -> Any:
         if self.binned:

@@ -101,6 +101,7 @@ class AUROCMetric(Metric):
 
     array_inputs = ("labels", "predictions", "weights")
     error_kinds = ("invalid labels", "non-finite predictions", "predictions outside score_range")
+    cat_overflow_terms = ("samples", "use binned mode (num_bins=...) for constant memory")
 
     def __init__(
         self,
@@ -276,14 +277,6 @@ class AUROCMetric(Metric):
         if self.num_classes is not None and self.average == "none":
             shape = (self.num_classes,)
         return torch.zeros(shape, dtype=torch.float64, device=self._errors.device)
-
-    def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
-        seen = capacity + dropped
-        return (
-            f"`{self.name}` received {seen} samples but its exact-mode buffer holds "
-            f"capacity={capacity}: {dropped} samples were dropped. Construct it with "
-            f"capacity >= {seen}, or use binned mode (num_bins=...) for constant memory."
-        )
 
     def extra_repr(self) -> str:
         mode = f"num_bins={self.num_bins}" if self.num_bins else f"capacity={self.capacity}"

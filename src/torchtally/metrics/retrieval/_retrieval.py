@@ -53,6 +53,10 @@ class _RetrievalMetric(Metric):
         "queries with no relevant target (empty_target_action='error')",
         "negative weights",
     )
+    cat_overflow_terms = (
+        "samples",
+        "use the grouped form ((B, K) candidate lists) for constant memory",
+    )
 
     def __init__(
         self,
@@ -253,15 +257,6 @@ class _RetrievalMetric(Metric):
                 "pass check_values=False to skip these checks."
             )
         return retrieval_aggregate(total, weight, minimum, maximum, self.aggregation)
-
-    def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
-        seen = capacity + dropped
-        return (
-            f"`{self.name}` received {seen} candidates but its buffer holds "
-            f"capacity={capacity}: {dropped} samples were dropped. Construct it with "
-            f"capacity >= {seen}, or use the grouped form ((B, K) candidate lists) for "
-            "constant memory."
-        )
 
     def extra_repr(self) -> str:
         form = "grouped" if self.capacity is None else f"flat, capacity={self.capacity}"

@@ -104,6 +104,7 @@ class _Curve(Metric):
     """State and update shared by every curve class; subclasses set the task in `_format`."""
 
     is_differentiable = False
+    cat_overflow_terms = ("samples", "pass thresholds=... for the binned constant-memory mode")
 
     def _setup(
         self,
@@ -192,15 +193,6 @@ class _Curve(Metric):
             0, order, torch.arange(count, device=order.device)
         )
         return confmat.index_select(0, inverse).contiguous()
-
-    def _cat_overflow_message(self, name: str, capacity: int, dropped: int) -> str:
-        seen = capacity + dropped
-        return (
-            f"`{type(self).__name__}` (exact mode, thresholds=None) received {seen} samples "
-            f"but its buffer holds capacity={capacity}: {dropped} were dropped. "
-            f"Construct it with capacity >= {seen}, or pass thresholds=... for the binned "
-            "constant-memory mode."
-        )
 
     # ---------------------------------------------------------------- curve values
 
