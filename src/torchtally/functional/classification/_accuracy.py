@@ -16,6 +16,7 @@ from torchtally.functional.classification._inputs import (
     as_class_indices,
     check_index_labels,
     is_binary_scores,
+    row_maxima,
 )
 
 __all__ = [
@@ -179,10 +180,10 @@ def class_score_accuracy_update(
     if not check_values:
         correct = torch.count_nonzero(predictions.argmax(-1) == labels)
         return correct, labels.shape[0], None
-    top = predictions.max(dim=-1)
-    correct = torch.count_nonzero(top.indices == labels)
+    maxima, predicted = row_maxima(predictions)
+    correct = torch.count_nonzero(predicted == labels)
     bad_labels = count_outside(labels, 0, predictions.shape[1])
-    return correct, labels.shape[0], (bad_labels, None, count_nonfinite(top.values), None, None)
+    return correct, labels.shape[0], (bad_labels, None, count_nonfinite(maxima), None, None)
 
 
 def _accuracy_counts(

@@ -6,6 +6,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice
+from torchtally.functional._blocks import eager_at_least
 from torchtally.functional._checks import check_tensor
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "check_index_labels",
     "is_binary_scores",
     "positive_scores",
+    "row_maxima",
     "rows_read_alone",
 ]
 
@@ -71,6 +73,31 @@ def positive_scores(scores: Tensor, threshold: float, score_kind: str = "auto") 
     low, high = scores.aminmax()
     outside = torch.logical_or(low < 0, high > 1)
     return torch.where(outside, scores.sigmoid(), scores) > threshold
+
+
+#: From this many rows of two class scores, two elementwise passes find each row's maximum and
+#: the column of its first maximum faster than a `max` reduction over a last dimension of size
+#: 2, which CPU kernels walk row by row (measured 1.5x at 2048 rows, 2x at 8192, 4x at 32768).
+_PAIR_ROWS_FROM = 2048
+
+
+def row_maxima(scores: Tensor) -> tuple[Tensor, Tensor]:
+    """Each row's maximum over the last dimension of `scores` and the index of its first
+    maximum (`torch.max(dim=-1)`), the index as int64, or as bool for a large eager CPU batch
+    of two columns (1 where the second score is greater: a tie goes to the first, as in `max`).
+
+    The bool index differs from `max`'s only in a row whose maximum is NaN, which the value
+    checks count as an error (its index then names no trusted class either way).
+    """
+    if (
+        scores.shape[-1] == 2
+        and scores.device.type == "cpu"
+        and eager_at_least(scores, 2 * _PAIR_ROWS_FROM)
+    ):
+        first, second = scores.unbind(-1)
+        return torch.maximum(first, second), torch.gt(second, first)
+    top = scores.max(dim=-1)
+    return top.values, top.indices
 
 
 def as_class_indices(

@@ -26,6 +26,7 @@ from torchtally.functional.classification._inputs import (
     check_index_labels,
     is_binary_scores,
     positive_scores,
+    row_maxima,
 )
 
 __all__ = [
@@ -238,9 +239,10 @@ def class_score_batch(
     """The commonest batch, `(N,)` int64 labels and `(N, num_classes)` class scores without
     weights, made ready to scatter with the fewest ops: `(labels, predicted, weight, errors)`
     as `multiclass_inputs` and `multiclass_errors` give them (errors None unless
-    `check_values`). None for anything else, which takes the ordinary path.
+    `check_values`; `predicted` may be bool, see `row_maxima`). None for anything else,
+    which takes the ordinary path.
 
-    One `max` pass gives the argmax and the rows' maxima the value check reads, and one clamp
+    One `max` pass (see `row_maxima`) gives the argmax and the rows' maxima the value check reads, and one clamp
     serves both the safe label index and the count of labels outside `[0, num_classes)`.
     """
     if not (
@@ -260,10 +262,10 @@ def class_score_batch(
     weight = valid.to(torch.float64)
     if not check_values:
         return clamped, predictions.argmax(-1), weight, None
-    top = predictions.max(dim=-1)
+    maxima, predicted = row_maxima(predictions)
     outside = torch.rsub(torch.count_nonzero(valid), labels.shape[0])
-    errors = (outside, None, count_nonfinite(top.values), None, None)
-    return clamped, top.indices, weight, errors
+    errors = (outside, None, count_nonfinite(maxima), None, None)
+    return clamped, predicted, weight, errors
 
 
 def multiclass_errors_from_maxima(

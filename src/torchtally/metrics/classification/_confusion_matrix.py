@@ -105,7 +105,9 @@ class ConfusionMatrixMetric(Metric):
         if fast is not None:
             labels_c, predicted, weight, errors = fast
             matrix: Tensor = self._buffers["confusion_matrix"]  # type: ignore[assignment]
-            matrix.view(-1).index_add_(0, predicted.add_(labels_c, alpha=self.num_classes), weight)
+            # into the owned clamped labels: `predicted` may be a bool index (row_maxima)
+            index = torch.add(predicted, labels_c, alpha=self.num_classes, out=labels_c)
+            matrix.view(-1).index_add_(0, index, weight)
             if errors is not None:
                 self._record_errors(*errors)
             return
