@@ -501,10 +501,12 @@ class Metric(nn.Module, ABC):
 
         On a CPU an eager update of a small batch costs the dispatch of its tensor ops, not
         arithmetic, so a metric whose update is row-additive (accuracy, confusion matrices,
-        errors, means, AUROC, ...) copies each batch of a few thousand elements or fewer into
-        a staging buffer and updates once per ~65k elements. Every state read applies the held
-        batches first, so values, `state_dict()`, syncs and merges are unchanged; the calls
-        are counted as they come. See the performance docs for what it saves.
+        errors, means, AUROC, ...) copies each batch of up to 65,536 elements into a staging
+        buffer (262,144 elements of the widest input: 1 MiB of float32 scores, plus its other
+        inputs' rows) and updates once per buffer. Every state read applies the held batches
+        first, so values, `state_dict()`, syncs and merges are unchanged; the calls are
+        counted as they come. `enabled=False` also frees the buffers. See the performance
+        docs for what it saves.
 
         Example:
             >>> from torchtally.metrics import MeanMetric
