@@ -380,3 +380,40 @@ def test_a_compiled_compute_applies_held_batches_once() -> None:
 def test_coalesce_updates_argument_is_checked() -> None:
     with pytest.raises(TypeError, match="Argument `enabled` must be a bool"):
         AccuracyMetric().coalesce_updates(1)  # type: ignore[arg-type]
+
+
+def test_calls_unlike_the_held_ones_leave_the_lean_path_and_stay_exact() -> None:
+    # The lean path holds a call only when it matches the held batches' signature exactly;
+    # every other kind of call in between must still land, in order, in the same state.
+    g = torch.Generator().manual_seed(11)
+
+    def batch(n: int, dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.randint(0, 5, (n,), generator=g), torch.randn(n, 5, generator=g).to(dtype)
+
+    labels, scores = batch(8)
+    calls: list[tuple[Any, ...]] = [
+        batch(8),
+        batch(8),
+        batch(8, torch.float64),  # another dtype
+        batch(8),
+        (labels, scores.clone().requires_grad_()),  # tracked by autograd
+        batch(8),
+        batch(3),  # another row count: same signature, held too
+        (labels.tolist(), scores.tolist()),  # not tensors: refused by name
+        batch(8),
+        batch(60_000),  # too large to hold
+        batch(8),
+        (labels[:4], scores[:5]),  # unequal leading sizes: the update's own error
+        batch(8),
+    ]
+    held, direct = F1ScoreMetric(5), F1ScoreMetric(5).coalesce_updates(False)
+    for args in calls:
+        for metric in (held, direct):
+            try:
+                metric.update(*args)
+            except (TypeError, ValueError) as error:  # the same refusal on both paths
+                assert "Argument `labels`" in str(error) or "Argument `predictions`" in str(error)
+    assert held.num_updates == direct.num_updates
+    torch.testing.assert_close(held.class_counts, direct.class_counts, rtol=0, atol=0)
+    torch.testing.assert_close(held._errors, direct._errors, rtol=0, atol=0)
+    torch.testing.assert_close(held.compute(), direct.compute(), rtol=0, atol=0)

@@ -112,6 +112,17 @@ def _count_update(update: _F) -> _F:
     def _coalesced_update(self: Metric, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The eager path of a metric that coalesces small batches (see metrics._coalesce):
         hold the batch back, or apply what is held and update directly."""
+        state = self.__dict__
+        stage: _coalesce.Stage | None = state.get("_stage")
+        if stage is not None and not kwargs and stage.take_matching(args):
+            # Another batch like the held ones (plain tensors: the boundary has nothing to
+            # do), held with the least Python: this is most calls of an eager loop.
+            if not own_dtype:
+                state["_output_dtype"] = None  # as _prologue: an update without dtype= clears it
+            if stage.calls == 1:
+                _coalesce.cycle_started(self)
+            state["_cached"] = None
+            return None
         args, kwargs = _prologue(self, args, kwargs)
         if kwargs:
             self.flush()

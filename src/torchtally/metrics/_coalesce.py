@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Stage",
     "StateBuffers",
+    "cycle_started",
     "hold",
     "in_compiled_update",
     "outside_tracing",
@@ -212,6 +213,43 @@ class Stage:
         self.fill = start + n
         self.calls += 1
 
+    def take_matching(self, args: tuple[Any, ...]) -> bool:
+        """Hold `args` if they are plain CPU tensors of this stage's signature with room left
+        (what `hold` decides, without building the call's signature: the loop of equal
+        batches that coalescing is for); False for anything else, which takes `hold`."""
+        parts = self.signature
+        if len(args) != len(parts):
+            return False
+        rows = -1
+        for value, (dtype, trailing) in zip(args, parts, strict=True):
+            if (
+                type(value) is not Tensor
+                or value.dtype is not dtype
+                or not value.is_cpu
+                or value.requires_grad
+            ):
+                return False
+            shape = value.shape
+            if shape:
+                n, rest = shape[0], shape[1:]
+            else:
+                n, rest = 1, None
+            if rest != trailing or (n != rows and rows != -1):
+                return False
+            rows = n
+        start = self.fill
+        if rows * MIN_CALLS > self.rows or start + rows > self.rows:
+            return False
+        slot = self.slots.get((start, rows))
+        if slot is None:  # `take` makes it (and copies)
+            self.take(args, rows)
+            return True
+        for view, value in zip(slot, args, strict=True):
+            view.copy_(value)
+        self.fill = start + rows
+        self.calls += 1
+        return True
+
     def release(self) -> tuple[tuple[Tensor, ...], int] | None:
         """The held rows (views of the buffers) and the calls they came from; empties it."""
         if not self.calls:
@@ -244,11 +282,7 @@ def hold(metric: Metric, args: tuple[Any, ...]) -> tuple[bool, Signature | None]
             metric.flush()
         stage.take(args, n)
         if stage.calls == 1:
-            buffers = state["_buffers"]
-            if type(buffers) is StateBuffers:
-                buffers.held = metric  # a cycle starts: reads of the state flush it
-            else:  # replaced by code that does not know (it gets no guarantee): apply now
-                metric.flush()
+            cycle_started(metric)
         return True, None
     if stage is not None:
         metric.flush()
@@ -259,6 +293,15 @@ def hold(metric: Metric, args: tuple[Any, ...]) -> tuple[bool, Signature | None]
         state["_refused"] = key
         return False, None
     return False, key
+
+
+def cycle_started(metric: Metric) -> None:
+    """The metric's stage took the first batch of a cycle: from now reads of its state flush."""
+    buffers = metric.__dict__["_buffers"]
+    if type(buffers) is StateBuffers:
+        buffers.held = metric
+    else:  # replaced by code that does not know (it gets no guarantee): apply now
+        metric.flush()
 
 
 def rows_for(key: Signature) -> int:
