@@ -133,7 +133,10 @@ class MetricCollection(nn.Module):
         for group in self.groups:
             self._metric(group[0]).update(*args, **kwargs)
         for name in self.metrics:
-            self._metric(name)._cached = None
+            # Through __dict__, where the value lives: Module.__setattr__ would first look
+            # for a parameter, buffer or submodule of that name, and in a compiled step each
+            # of those lookups becomes a guard checked on every call.
+            self._metric(name).__dict__["_cached"] = None
 
     # ------------------------------------------------------------------ compile_update
 
