@@ -73,6 +73,13 @@ class MetricCollection(nn.Module):
         if share_statistics:
             self._plan_groups()
         self._alias_shared_states()
+        # The members to update and to clear, as two plain tuples made once (the members are
+        # fixed here): traced into a compiled step, walking `groups` and the ModuleDict would
+        # put guards on every key of both dicts, checked on every call.
+        self.__dict__["_update_plan"] = (
+            tuple(self._metric(group[0]) for group in self.groups),
+            tuple(metric for _, metric in self._items()),
+        )
 
     # ------------------------------------------------------------------------ grouping
 
@@ -130,13 +137,13 @@ class MetricCollection(nn.Module):
         self._update_eagerly(args, kwargs)
 
     def _update_eagerly(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        for group in self.groups:
-            self._metric(group[0]).update(*args, **kwargs)
-        for name in self.metrics:
+        updating, members = self.__dict__["_update_plan"]
+        for metric in updating:
+            metric.update(*args, **kwargs)
+        for metric in members:
             # Through __dict__, where the value lives: Module.__setattr__ would first look
-            # for a parameter, buffer or submodule of that name, and in a compiled step each
-            # of those lookups becomes a guard checked on every call.
-            self._metric(name).__dict__["_cached"] = None
+            # for a parameter, buffer or submodule of that name (more guards per call).
+            metric.__dict__["_cached"] = None
 
     # ------------------------------------------------------------------ compile_update
 
