@@ -123,6 +123,21 @@ def metrics_alone(counter: GraphCounter) -> Callable[[Tensor, Tensor], None]:
     return torch.compile(update, backend=counter, fullgraph=True)
 
 
+def guard_evaluation_us(call: Callable[[], object], steps: int = 20) -> float:
+    """Mean µs per step that Dynamo spends checking the compiled step's guards (the profiler's
+    "TorchDynamo Cache Lookup"), profiled apart from the timed rounds: the part of a step's
+    cost that grows with the Python objects the traced code read (a metric's attributes,
+    state dicts and functions), paid before the graph runs and with caches cold from the
+    previous step's backward and optimizer."""
+    from torch.profiler import profile
+
+    with profile() as prof:
+        for _ in range(steps):
+            call()
+    lookups = [e for e in prof.key_averages() if e.key == "TorchDynamo Cache Lookup"]
+    return round(lookups[0].cpu_time_total / lookups[0].count, 1) if lookups else float("nan")
+
+
 def measure(name: str, factory: Callable[[], nn.Module], inputs: Tensor, rounds: int) -> dict:
     labels = torch.randint(
         0, CLASSES, (inputs.shape[0],), generator=torch.Generator().manual_seed(1)
@@ -148,6 +163,7 @@ def measure(name: str, factory: Callable[[], nn.Module], inputs: Tensor, rounds:
     )
     base = timings["bare step"].median_s
     q1, paired, q3 = paired_ratio(timings["torchtally"], timings["bare step"])
+    guards = {kind: guard_evaluation_us(calls[kind]) for kind in ("bare step", "torchtally")}
     row = {
         "model": name,
         "batch": inputs.shape[0],
@@ -160,6 +176,8 @@ def measure(name: str, factory: Callable[[], nn.Module], inputs: Tensor, rounds:
         "torchtally overhead % (paired rounds, IQR)": (
             f"{(q1 - 1) * 100:.2f} .. {(q3 - 1) * 100:.2f}"
         ),
+        "guard evaluation µs (bare step)": guards["bare step"],
+        "guard evaluation µs (torchtally step)": guards["torchtally"],
         "metrics alone ms": round(timings["metrics alone"].median_s * 1e3, 3),
         "metrics alone % of bare step": round(timings["metrics alone"].median_s / base * 100, 2),
         "graphs (torchtally step)": after_warmup["torchtally"],
