@@ -44,6 +44,61 @@ def _own_code(wrapped: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
+def _host_prologue(
+    metric: Metric,
+    own_dtype: bool,
+    names: tuple[str, ...],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The outermost update call's host work: `dtype=`, then the boundary conversions."""
+    if not own_dtype:
+        # As cstorch: each update sets it, so an update without it clears it.
+        dtype = kwargs.pop("dtype", None) if kwargs else None
+        if dtype is not None and not isinstance(dtype, torch.dtype):
+            raise TypeError(
+                f"Argument `dtype` must be a torch.dtype or None. Received: dtype={dtype!r}"
+            )
+        # Stored without reading the old value, so that a compiled update does not guard
+        # on it (and recompile when it first changes).
+        metric.__dict__["_output_dtype"] = dtype
+    return metric._boundary(names, args, kwargs)
+
+
+def _traced_update(
+    metric: Metric,
+    update: Callable[..., Any],
+    own_dtype: bool,
+    names: tuple[str, ...],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    """An update traced into a compiled step: the eager path's counting without its host
+    paths. The update adds to the state as it is (held eager batches commute with it), so its
+    reads need not look at them (a guard on them would recompile the step with each held
+    cycle). A module-level function taking what it needs as arguments: Dynamo guards on
+    every function a trace reaches through a closure, per metric class, on every call (a
+    compiled step's guard checks grow with them), where a global is guarded once."""
+    state = metric.__dict__
+    outermost = state["_update_depth"] == 0
+    # Marked before the first read of the state and cleared after the last (the count).
+    _coalesce.enter_traced_update()
+    try:
+        if outermost:
+            args, kwargs = _host_prologue(metric, own_dtype, names, args, kwargs)
+        state["_update_depth"] += 1
+        try:
+            result = update(metric, *args, **kwargs)
+        finally:
+            state["_update_depth"] -= 1
+        if outermost:
+            state["_buffers"]["_num_updates"].add_(1)
+            state["_cached"] = None
+    finally:
+        _coalesce.exit_traced_update()
+    return result
+
+
 def _count_update(update: _F) -> _F:
     """Wrap a subclass's `update` so every call counts once and drops the cached result, and
     take cstorch's `dtype=` (the dtype `compute` casts its value to) unless `update` has its own."""
@@ -55,11 +110,7 @@ def _count_update(update: _F) -> _F:
     @functools.wraps(update)
     def wrapped(self: Metric, *args: Any, **kwargs: Any) -> Any:
         if torch.compiler.is_compiling():
-            # Traced into a compiled step: the update adds to the state as it is (held eager
-            # batches commute with it), so its reads need not look at them (a guard on them
-            # would recompile the step with each held cycle).
-            with _coalesce.updating():
-                return _update_body(self, args, kwargs)
+            return _traced_update(self, update, own_dtype, names, args, kwargs)
         # Updates are not thread-safe (states are mutated in place by several ops): a second
         # thread entering while another is inside `update` is misuse, reported instead of
         # silently interleaving. `dict.setdefault` claims the metric atomically. Eager only.
@@ -96,18 +147,7 @@ def _count_update(update: _F) -> _F:
     def _prologue(
         self: Metric, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """The outermost call's host work: `dtype=`, then the boundary conversions."""
-        if not own_dtype:
-            # As cstorch: each update sets it, so an update without it clears it.
-            dtype = kwargs.pop("dtype", None) if kwargs else None
-            if dtype is not None and not isinstance(dtype, torch.dtype):
-                raise TypeError(
-                    f"Argument `dtype` must be a torch.dtype or None. Received: dtype={dtype!r}"
-                )
-            # Stored without reading the old value, so that a compiled update does not guard
-            # on it (and recompile when it first changes).
-            self.__dict__["_output_dtype"] = dtype
-        return self._boundary(names, args, kwargs)
+        return _host_prologue(self, own_dtype, names, args, kwargs)
 
     def _coalesced_update(self: Metric, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The eager path of a metric that coalesces small batches (see metrics._coalesce):

@@ -47,6 +47,8 @@ __all__ = [
     "Stage",
     "StateBuffers",
     "cycle_started",
+    "enter_traced_update",
+    "exit_traced_update",
     "hold",
     "in_compiled_update",
     "outside_tracing",
@@ -144,11 +146,22 @@ _COMPILED_UPDATES = [0]
 def updating() -> Iterator[None]:
     """Mark an update being traced into a compiled graph: its reads of the state skip the held
     batches (see `StateBuffers`)."""
-    _COMPILED_UPDATES[0] += 1
+    enter_traced_update()
     try:
         yield
     finally:
-        _COMPILED_UPDATES[0] -= 1
+        exit_traced_update()
+
+
+def enter_traced_update() -> None:
+    """`updating` without a context manager, for the traced update path (a generator-based
+    one adds guards on contextlib's internals to every compiled step)."""
+    _COMPILED_UPDATES[0] += 1
+
+
+def exit_traced_update() -> None:
+    """The end of `enter_traced_update`'s mark."""
+    _COMPILED_UPDATES[0] -= 1
 
 
 def in_compiled_update() -> bool:
