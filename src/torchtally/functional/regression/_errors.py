@@ -43,11 +43,11 @@ def _with_count(total: Tensor, labels: Tensor) -> tuple[Tensor, Tensor]:
     return total, total.new_full((), labels.numel())
 
 
-#: From this many elements an eager CPU error sum works in blocks of `_BLOCK` elements: the
-#: float64 difference of a whole batch is a fresh allocation of 8 bytes an element, whose page
-#: faults cost several times the arithmetic.
+#: From this many elements an eager CPU error sum works in reused float64 scratch buffers, in
+#: blocks of `_BLOCK` elements: the float64 difference of a whole batch is otherwise a fresh
+#: allocation of 8 bytes an element, whose page faults cost several times the arithmetic.
 _BLOCK_FROM = 1 << 17
-_BLOCK = 1 << 16
+_BLOCK = 1 << 18
 
 
 def _error_sum(labels: Tensor, predictions: Tensor, absolute: bool) -> Tensor:
@@ -55,15 +55,20 @@ def _error_sum(labels: Tensor, predictions: Tensor, absolute: bool) -> Tensor:
     if rows is None or not (predictions.is_contiguous() and labels.is_contiguous()):
         return _piece_sum(_float64_difference(predictions, labels), absolute)
     flat_p, flat_y = predictions.view(-1), labels.view(-1)
-    (scratch,) = float64_scratch(1, rows)
+    scratch, scratch_y = float64_scratch(2, min(rows, flat_p.shape[0]))
     total: Tensor | None = None
     for start in range(0, flat_p.shape[0], rows):
         stop = start + rows
-        # the predictions' float64 copy in the reused scratch buffer, minus the labels
-        # promoted inside the kernel: exactly the float64 subtraction
         block = flat_p[start:stop]
-        labels_block = _floating(flat_y[start:stop])
-        difference = scratch[: block.shape[0]].copy_(block).sub_(labels_block)
+        size = block.shape[0]
+        labels_block = flat_y[start:stop]
+        if labels_block.dtype != torch.float64:
+            # A float64 copy of its own: a float32 operand of a float64 subtraction is
+            # converted into a fresh temporary by the CPU kernel, a reused buffer is cheaper.
+            labels_block = scratch_y[:size].copy_(labels_block)
+        # the predictions' float64 copy in the reused scratch buffer minus the labels: exactly
+        # the float64 subtraction
+        difference = scratch[:size].copy_(block).sub_(labels_block)
         piece = _piece_sum(difference, absolute)
         total = piece if total is None else total.add_(piece)
     assert total is not None  # blocked() only splits a non-empty batch

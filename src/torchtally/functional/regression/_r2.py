@@ -50,7 +50,7 @@ def r2_sums(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tensor
 
 #: From this many elements an eager CPU update works in blocks of about `_BLOCK` elements.
 _BLOCK_FROM = 1 << 17
-_BLOCK = 1 << 16
+_BLOCK = 1 << 18
 
 
 def _r2_piece(
