@@ -6,11 +6,12 @@ import torch
 from torch import Tensor
 
 from torchtally.functional._blocks import blocked
-from torchtally.functional._checks import check_same_shape
+from torchtally.functional._checks import check_same_shape, count_nonfinite
 from torchtally.functional.regression._workspace import float64_scratch
 
 __all__ = [
     "absolute_error_sum",
+    "absolute_error_sum_checked",
     "absolute_error_update",
     "mean_absolute_error",
     "mean_squared_error",
@@ -18,6 +19,7 @@ __all__ = [
     "smape_sum",
     "smape_update",
     "squared_error_sum",
+    "squared_error_sum_checked",
     "squared_error_update",
 ]
 
@@ -46,7 +48,7 @@ def _with_count(total: Tensor, labels: Tensor) -> tuple[Tensor, Tensor]:
 #: From this many elements an eager CPU error sum works in reused float64 scratch buffers, in
 #: blocks of `_BLOCK` elements: the float64 difference of a whole batch is otherwise a fresh
 #: allocation of 8 bytes an element, whose page faults cost several times the arithmetic.
-_BLOCK_FROM = 1 << 17
+_BLOCK_FROM = 1 << 16
 _BLOCK = 1 << 18
 
 
@@ -73,6 +75,89 @@ def _error_sum(labels: Tensor, predictions: Tensor, absolute: bool) -> Tensor:
         total = piece if total is None else total.add_(piece)
     assert total is not None  # blocked() only splits a non-empty batch
     return total
+
+
+#: Finite float64 stand-ins written over non-finite float32 inputs by the checked sums below.
+#: Any sum of float32 values or of their float64 differences, squares and absolute values
+#: stays below 2^290 in magnitude (|x| < 2^128, at most 2^31 terms), far under half a unit in
+#: the last place of a multiple of these marks: a float64 sum holding k marks (in any order,
+#: with or without FMA) is exactly k marks, and the count is the sum over the mark.
+#: A non-finite prediction's difference is the prediction mark (a label mark is 2^180 times
+#: smaller and rounds away), its square 2^960 (2^31 of them stay finite); a non-finite label's
+#: difference is 2^300, whose square (2^600) and absolute value round away next to a
+#: prediction mark and stay under one when there is none.
+PREDICTION_MARK = 2.0**480
+LABEL_MARK = -(2.0**300)
+
+
+def _error_sum_checked(
+    labels: Tensor, predictions: Tensor, absolute: bool
+) -> tuple[Tensor, Tensor | None, Tensor | None]:
+    """The error sum with the non-finite label and prediction counts of `count_nonfinite`.
+
+    Eager on CPU, for large contiguous float32 batches, the counts come out of the sums
+    themselves: each block's float64 copies have their non-finite entries replaced in place by
+    finite marks (`PREDICTION_MARK`, `LABEL_MARK`), the labels' sum counts the label marks and
+    the error sum the prediction marks, exactly. That is one in-place pass per input over a
+    cache-warm block, instead of two count passes per input over the batch (and a fresh
+    count buffer each). A batch with a non-finite value then adds a finite, meaningless error
+    sum, never read: its counts make `compute` raise. Elsewhere (small batches, other dtypes,
+    compiled or traced), the sum and two `count_nonfinite` calls.
+    """
+    rows = blocked(predictions, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+    if (
+        rows is None
+        or labels.dtype != torch.float32
+        or predictions.dtype != torch.float32
+        or not (predictions.is_contiguous() and labels.is_contiguous())
+    ):
+        plain = _error_sum(labels, predictions, absolute)
+        return plain, count_nonfinite(labels), count_nonfinite(predictions)
+    flat_p, flat_y = predictions.view(-1), labels.view(-1)
+    scratch, scratch_y = float64_scratch(2, min(rows, flat_p.shape[0]))
+    total: Tensor | None = None
+    label_total: Tensor | None = None
+    for start in range(0, flat_p.shape[0], rows):
+        stop = start + rows
+        block = flat_p[start:stop]
+        size = block.shape[0]
+        labels64 = scratch_y[:size].copy_(flat_y[start:stop])
+        labels64.nan_to_num_(LABEL_MARK, LABEL_MARK, LABEL_MARK)
+        predictions64 = scratch[:size].copy_(block)
+        predictions64.nan_to_num_(PREDICTION_MARK, PREDICTION_MARK, PREDICTION_MARK)
+        label_piece = labels64.sum()
+        piece = _piece_sum(predictions64.sub_(labels64), absolute)
+        if total is None or label_total is None:
+            total, label_total = piece, label_piece
+        else:
+            total.add_(piece)
+            label_total.add_(label_piece)
+    assert total is not None and label_total is not None  # blocked() never splits an empty batch
+    # Each sum is a whole number of marks, or far below one mark: scaled by the mark's
+    # (exact, power-of-two) inverse and truncated, the count.
+    prediction_mark = PREDICTION_MARK * PREDICTION_MARK if not absolute else PREDICTION_MARK
+    bad_labels = (label_total * (1.0 / LABEL_MARK)).to(torch.int64)
+    bad_predictions = (total * (1.0 / prediction_mark)).to(torch.int64)
+    return total, bad_labels, bad_predictions
+
+
+def squared_error_sum_checked(
+    labels: Tensor, predictions: Tensor
+) -> tuple[Tensor, Tensor | None, Tensor | None]:
+    """`squared_error_sum` and the `count_nonfinite` of labels and predictions, in fewer
+    passes for large eager CPU float32 batches (the sum is meaningless when a count is not
+    zero)."""
+    check_same_shape("labels", labels, "predictions", predictions)
+    return _error_sum_checked(labels, predictions, absolute=False)
+
+
+def absolute_error_sum_checked(
+    labels: Tensor, predictions: Tensor
+) -> tuple[Tensor, Tensor | None, Tensor | None]:
+    """`absolute_error_sum` and the `count_nonfinite` of labels and predictions (see
+    `squared_error_sum_checked`)."""
+    check_same_shape("labels", labels, "predictions", predictions)
+    return _error_sum_checked(labels, predictions, absolute=True)
 
 
 def _piece_sum(difference: Tensor, absolute: bool) -> Tensor:
