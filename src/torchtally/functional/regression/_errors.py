@@ -7,7 +7,7 @@ from torch import Tensor
 
 from torchtally.functional._blocks import blocked
 from torchtally.functional._checks import check_same_shape, count_nonfinite
-from torchtally.functional.regression._workspace import float64_scratch
+from torchtally.functional.regression._workspace import float64_scratch, scratch_allowed
 
 __all__ = [
     "absolute_error_sum",
@@ -55,7 +55,11 @@ _BLOCK = 1 << 18
 
 def _error_sum(labels: Tensor, predictions: Tensor, absolute: bool) -> Tensor:
     rows = blocked(predictions, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
-    if rows is None or not (predictions.is_contiguous() and labels.is_contiguous()):
+    if (
+        rows is None
+        or not (predictions.is_contiguous() and labels.is_contiguous())
+        or not scratch_allowed(labels, predictions)
+    ):
         return _piece_sum(_float64_difference(predictions, labels), absolute)
     flat_p, flat_y = predictions.view(-1), labels.view(-1)
     scratch, scratch_y = float64_scratch(2, min(rows, flat_p.shape[0]))
@@ -111,6 +115,7 @@ def _error_sum_checked(
         or labels.dtype != torch.float32
         or predictions.dtype != torch.float32
         or not (predictions.is_contiguous() and labels.is_contiguous())
+        or not scratch_allowed(labels, predictions)
     ):
         plain = _error_sum(labels, predictions, absolute)
         return plain, count_nonfinite(labels), count_nonfinite(predictions)

@@ -11,7 +11,7 @@ from torchtally._errors import check_choice
 from torchtally.functional._blocks import blocked
 from torchtally.functional._checks import check_same_shape, count_nonfinite
 from torchtally.functional.regression._errors import LABEL_MARK, PREDICTION_MARK
-from torchtally.functional.regression._workspace import float64_scratch
+from torchtally.functional.regression._workspace import float64_scratch, scratch_allowed
 
 __all__ = ["MULTIOUTPUT", "r2_compute", "r2_score", "r2_sums", "r2_sums_checked", "r2_update"]
 
@@ -34,7 +34,7 @@ def r2_sums(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tensor
     check_same_shape("labels", labels, "predictions", predictions)
     outputs = math.prod(labels.shape[1:])
     rows = blocked(labels, outputs, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
-    if rows is None:
+    if rows is None or not scratch_allowed(labels, predictions):
         return _r2_piece(labels, predictions)
     return _r2_blocks(labels, predictions, rows, outputs, marked=False)
 
@@ -52,7 +52,12 @@ def r2_sums_checked(
     check_same_shape("labels", labels, "predictions", predictions)
     outputs = math.prod(labels.shape[1:])
     rows = blocked(labels, outputs, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
-    if rows is None or labels.dtype != torch.float32 or predictions.dtype != torch.float32:
+    if (
+        rows is None
+        or labels.dtype != torch.float32
+        or predictions.dtype != torch.float32
+        or not scratch_allowed(labels, predictions)
+    ):
         sum_y, sum_y2, sse = r2_sums(labels, predictions)
         return sum_y, sum_y2, sse, count_nonfinite(labels), count_nonfinite(predictions)
     sum_y, sum_y2, sse = _r2_blocks(labels, predictions, rows, outputs, marked=True)

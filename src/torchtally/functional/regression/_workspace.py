@@ -15,7 +15,7 @@ import threading
 import torch
 from torch import Tensor
 
-__all__ = ["float64_scratch"]
+__all__ = ["float64_scratch", "scratch_allowed"]
 
 _LOCAL = threading.local()
 
@@ -29,3 +29,12 @@ def float64_scratch(count: int, elements: int) -> list[Tensor]:
         buffers = [torch.empty(size, dtype=torch.float64) for _ in range(max(count, len(buffers)))]
         _LOCAL.buffers = buffers
     return buffers[:count]
+
+
+def scratch_allowed(*tensors: Tensor) -> bool:
+    """Whether a blocked sum may copy `tensors` into the scratch buffers: not when autograd
+    records them. A copy from a tensor that requires grad makes the shared buffer a node of its
+    graph, and every later sum of this thread (a metric's update included) would then carry
+    a graph; the next block's copy would also overwrite what the backward pass needs. Those
+    calls take the unblocked path, differentiable through fresh float64 copies."""
+    return not (torch.is_grad_enabled() and any(t.requires_grad for t in tensors))
