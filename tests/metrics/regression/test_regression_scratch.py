@@ -103,3 +103,38 @@ def test_inputs_that_require_grad_never_reach_the_shared_buffers() -> None:
     for metric in (MSEMetric(), MAEMetric(), R2ScoreMetric()):
         metric.update(labels, predictions)  # the metric detaches its inputs itself
         assert not metric.compute().requires_grad
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_buffers_first_made_under_inference_mode_serve_later_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An eval loop under `torch.inference_mode()` makes a thread's buffers; a later update
+    outside it writes them (an inference tensor there raised); values stay scikit-learn's."""
+    from torchtally.functional.aggregation import _mean
+    from torchtally.metrics import MeanMetric
+
+    monkeypatch.setattr(_mean, "_BLOCK_FROM", 1000)  # the weighted mean blocked too
+    monkeypatch.setattr(_mean, "_BLOCK", 300)
+
+    g = torch.Generator().manual_seed(8)
+    labels, predictions = torch.randn(3000, generator=g), torch.randn(3000, generator=g)
+    weights = torch.rand(3000, generator=g)
+    got: list[list[float]] = []
+
+    def fresh_thread() -> None:  # its own, not yet made, buffers
+        with torch.inference_mode():
+            first = _metrics(labels, predictions)
+        mean = MeanMetric()
+        mean.update(predictions, weights)
+        got.extend([first, _metrics(labels, predictions), [float(mean.compute())]])
+
+    thread = threading.Thread(target=fresh_thread)
+    thread.start()
+    thread.join()
+    expected = _oracles(labels, predictions)
+    assert len(got) == 3
+    np.testing.assert_allclose(got[0], expected, rtol=1e-12)
+    np.testing.assert_allclose(got[1], expected, rtol=1e-12)
+    p, w = predictions.double().numpy(), weights.double().numpy()
+    assert got[2][0] == pytest.approx(float((p * w).sum() / w.sum()), rel=1e-6)

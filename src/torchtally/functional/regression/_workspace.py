@@ -26,7 +26,13 @@ def float64_scratch(count: int, elements: int) -> list[Tensor]:
     buffers: list[Tensor] = getattr(_LOCAL, "buffers", [])
     if len(buffers) < count or buffers[0].numel() < elements:
         size = max(elements, buffers[0].numel() if buffers else 0)
-        buffers = [torch.empty(size, dtype=torch.float64) for _ in range(max(count, len(buffers)))]
+        # Normal tensors even when first asked for inside `torch.inference_mode()`: an inference
+        # tensor could not be written by a later call outside it (an eval loop under inference
+        # mode, then a training-time update, raised).
+        with torch.inference_mode(False):
+            buffers = [
+                torch.empty(size, dtype=torch.float64) for _ in range(max(count, len(buffers)))
+            ]
         _LOCAL.buffers = buffers
     return buffers[:count]
 
