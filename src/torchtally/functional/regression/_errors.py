@@ -7,7 +7,11 @@ from torch import Tensor
 
 from torchtally.functional._blocks import blocked
 from torchtally.functional._checks import check_same_shape, count_nonfinite
-from torchtally.functional.regression._workspace import float64_scratch, scratch_allowed
+from torchtally.functional.regression._workspace import (
+    float64_scratch,
+    leading,
+    scratch_allowed,
+)
 
 __all__ = [
     "absolute_error_sum",
@@ -53,6 +57,15 @@ _BLOCK_FROM = 1 << 17
 _BLOCK = 1 << 18
 
 
+def _flat(values: Tensor) -> Tensor:
+    return values if values.dim() == 1 else values.view(-1)
+
+
+def _block(flat: Tensor, start: int, rows: int) -> Tensor:
+    """`flat[start : start + rows]`, without the slice when that is all of it."""
+    return flat if start == 0 and rows >= flat.shape[0] else flat[start : start + rows]
+
+
 def _error_sum(labels: Tensor, predictions: Tensor, absolute: bool) -> Tensor:
     rows = blocked(predictions, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
     if (
@@ -61,21 +74,19 @@ def _error_sum(labels: Tensor, predictions: Tensor, absolute: bool) -> Tensor:
         or not scratch_allowed(labels, predictions)
     ):
         return _piece_sum(_float64_difference(predictions, labels), absolute)
-    flat_p, flat_y = predictions.view(-1), labels.view(-1)
+    flat_p, flat_y = _flat(predictions), _flat(labels)
     scratch, scratch_y = float64_scratch(2, min(rows, flat_p.shape[0]))
     total: Tensor | None = None
     for start in range(0, flat_p.shape[0], rows):
-        stop = start + rows
-        block = flat_p[start:stop]
+        block, labels_block = _block(flat_p, start, rows), _block(flat_y, start, rows)
         size = block.shape[0]
-        labels_block = flat_y[start:stop]
         if labels_block.dtype != torch.float64:
             # A float64 copy of its own: a float32 operand of a float64 subtraction is
             # converted into a fresh temporary by the CPU kernel, a reused buffer is cheaper.
-            labels_block = scratch_y[:size].copy_(labels_block)
+            labels_block = leading(scratch_y, size).copy_(labels_block)
         # the predictions' float64 copy in the reused scratch buffer minus the labels: exactly
         # the float64 subtraction
-        difference = scratch[:size].copy_(block).sub_(labels_block)
+        difference = leading(scratch, size).copy_(block).sub_(labels_block)
         piece = _piece_sum(difference, absolute)
         total = piece if total is None else total.add_(piece)
     assert total is not None  # blocked() only splits a non-empty batch
@@ -119,17 +130,16 @@ def _error_sum_checked(
     ):
         plain = _error_sum(labels, predictions, absolute)
         return plain, count_nonfinite(labels), count_nonfinite(predictions)
-    flat_p, flat_y = predictions.view(-1), labels.view(-1)
+    flat_p, flat_y = _flat(predictions), _flat(labels)
     scratch, scratch_y = float64_scratch(2, min(rows, flat_p.shape[0]))
     total: Tensor | None = None
     label_total: Tensor | None = None
     for start in range(0, flat_p.shape[0], rows):
-        stop = start + rows
-        block = flat_p[start:stop]
+        block = _block(flat_p, start, rows)
         size = block.shape[0]
-        labels64 = scratch_y[:size].copy_(flat_y[start:stop])
+        labels64 = leading(scratch_y, size).copy_(_block(flat_y, start, rows))
         labels64.nan_to_num_(LABEL_MARK, LABEL_MARK, LABEL_MARK)
-        predictions64 = scratch[:size].copy_(block)
+        predictions64 = leading(scratch, size).copy_(block)
         predictions64.nan_to_num_(PREDICTION_MARK, PREDICTION_MARK, PREDICTION_MARK)
         label_piece = labels64.sum()
         piece = _piece_sum(predictions64.sub_(labels64), absolute)

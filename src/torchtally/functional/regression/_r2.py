@@ -11,7 +11,11 @@ from torchtally._errors import check_choice
 from torchtally.functional._blocks import blocked
 from torchtally.functional._checks import check_same_shape, count_nonfinite
 from torchtally.functional.regression._errors import LABEL_MARK, PREDICTION_MARK
-from torchtally.functional.regression._workspace import float64_scratch, scratch_allowed
+from torchtally.functional.regression._workspace import (
+    float64_scratch,
+    leading,
+    scratch_allowed,
+)
 
 __all__ = ["MULTIOUTPUT", "r2_compute", "r2_score", "r2_sums", "r2_sums_checked", "r2_update"]
 
@@ -76,6 +80,8 @@ def _r2_blocks(
     # cache-sized scratch buffers reused by every block and every call instead of fresh
     # batch-sized allocations.
     scratch = float64_scratch(2, min(rows, labels.shape[0]) * outputs)
+    if rows >= labels.shape[0]:  # one block: no slices
+        return _r2_piece(labels, predictions, scratch, marked)
     sums = _r2_piece(labels[:rows], predictions[:rows], scratch, marked)
     for start in range(rows, labels.shape[0], rows):
         stop = start + rows
@@ -90,6 +96,11 @@ def _r2_blocks(
 #: 2^18 measured fastest at 2^18 and 2^20 elements, one intra-op thread).
 _BLOCK_FROM = 1 << 16
 _BLOCK = 1 << 18
+
+
+def _shaped(buffer: Tensor, size: int, shape: torch.Size) -> Tensor:
+    head = leading(buffer, size)
+    return head if len(shape) == 1 else head.view(shape)
 
 
 def _r2_piece(
@@ -107,10 +118,10 @@ def _r2_piece(
         residual = residual - y if residual is predictions else residual.sub_(y)
     else:
         size, shape = labels.numel(), labels.shape
-        y = labels if labels.dtype == torch.float64 else scratch[0][:size].view(shape)
+        y = labels if labels.dtype == torch.float64 else _shaped(scratch[0], size, shape)
         if y is not labels:
             y.copy_(labels)
-        residual = scratch[1][:size].view(shape).copy_(predictions)
+        residual = _shaped(scratch[1], size, shape).copy_(predictions)
         if marked:
             y.nan_to_num_(LABEL_MARK, LABEL_MARK, LABEL_MARK)
             residual.nan_to_num_(PREDICTION_MARK, PREDICTION_MARK, PREDICTION_MARK)

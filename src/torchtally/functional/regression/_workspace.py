@@ -15,7 +15,7 @@ import threading
 import torch
 from torch import Tensor
 
-__all__ = ["float64_scratch", "scratch_allowed"]
+__all__ = ["float64_scratch", "leading", "scratch_allowed"]
 
 _LOCAL = threading.local()
 
@@ -44,3 +44,9 @@ def scratch_allowed(*tensors: Tensor) -> bool:
     a graph; the next block's copy would also overwrite what the backward pass needs. Those
     calls take the unblocked path, differentiable through fresh float64 copies."""
     return not (torch.is_grad_enabled() and any(t.requires_grad for t in tensors))
+
+
+def leading(tensor: Tensor, size: int) -> Tensor:
+    """`tensor[:size]`, or `tensor` itself when that is all of it: a slice costs a dispatch
+    (about 1-2 µs), and a batch in one block with a buffer of its size needs none."""
+    return tensor if tensor.shape[0] == size else tensor[:size]
