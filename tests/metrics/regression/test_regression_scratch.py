@@ -69,3 +69,72 @@ def test_threads_use_their_own_scratch() -> None:
         for got in runs:
             np.testing.assert_allclose(got, expected[i], rtol=1e-12)
     assert len(results) == len(inputs)
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_inputs_that_require_grad_never_reach_the_shared_buffers() -> None:
+    """A functional called on a tensor that requires grad gives autograd's float64 gradients
+    (2 (p - y) for the squared error sum) and leaves no graph behind: later sums and metric
+    states of the thread carry none (a shared buffer copied from such a tensor would)."""
+    from torchtally.functional.aggregation._mean import mean_update
+    from torchtally.functional.regression._errors import (
+        squared_error_sum,
+        squared_error_sum_checked,
+    )
+    from torchtally.functional.regression._r2 import r2_sums, r2_sums_checked
+
+    g = torch.Generator().manual_seed(5)
+    labels = torch.randn(2000, generator=g)
+    predictions = torch.randn(2000, generator=g).requires_grad_()
+    (total,) = torch.autograd.grad(squared_error_sum(labels, predictions), predictions)
+    expected = 2 * (predictions.detach().double() - labels.double())
+    np.testing.assert_allclose(total.double().numpy(), expected.numpy(), rtol=1e-6)
+    # the error sum: first of the squared error's results, third of R2's (after Σy and Σy²)
+    assert squared_error_sum_checked(labels, predictions)[0].requires_grad
+    for call in (r2_sums, r2_sums_checked):
+        assert call(labels, predictions)[2].requires_grad
+    assert mean_update(predictions, torch.rand(2000, generator=g))[0].requires_grad
+    detached = predictions.detach()
+    assert not squared_error_sum(labels, detached).requires_grad
+    assert not squared_error_sum_checked(labels, detached)[0].requires_grad
+    for call in (r2_sums, r2_sums_checked):
+        assert not call(labels, detached)[2].requires_grad
+    assert not mean_update(detached, torch.rand(2000, generator=g))[0].requires_grad
+    for metric in (MSEMetric(), MAEMetric(), R2ScoreMetric()):
+        metric.update(labels, predictions)  # the metric detaches its inputs itself
+        assert not metric.compute().requires_grad
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_buffers_first_made_under_inference_mode_serve_later_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An eval loop under `torch.inference_mode()` makes a thread's buffers; a later update
+    outside it writes them (an inference tensor there raised); values stay scikit-learn's."""
+    from torchtally.functional.aggregation import _mean
+    from torchtally.metrics import MeanMetric
+
+    monkeypatch.setattr(_mean, "_BLOCK_FROM", 1000)  # the weighted mean blocked too
+    monkeypatch.setattr(_mean, "_BLOCK", 300)
+
+    g = torch.Generator().manual_seed(8)
+    labels, predictions = torch.randn(3000, generator=g), torch.randn(3000, generator=g)
+    weights = torch.rand(3000, generator=g)
+    got: list[list[float]] = []
+
+    def fresh_thread() -> None:  # its own, not yet made, buffers
+        with torch.inference_mode():
+            first = _metrics(labels, predictions)
+        mean = MeanMetric()
+        mean.update(predictions, weights)
+        got.extend([first, _metrics(labels, predictions), [float(mean.compute())]])
+
+    thread = threading.Thread(target=fresh_thread)
+    thread.start()
+    thread.join()
+    expected = _oracles(labels, predictions)
+    assert len(got) == 3
+    np.testing.assert_allclose(got[0], expected, rtol=1e-12)
+    np.testing.assert_allclose(got[1], expected, rtol=1e-12)
+    p, w = predictions.double().numpy(), weights.double().numpy()
+    assert got[2][0] == pytest.approx(float((p * w).sum() / w.sum()), rel=1e-6)

@@ -9,7 +9,7 @@ from torch import Tensor
 
 from torchtally.functional._blocks import blocked, eager_at_least
 from torchtally.functional._checks import check_same_shape
-from torchtally.functional.regression._workspace import float64_scratch
+from torchtally.functional.regression._workspace import float64_scratch, scratch_allowed
 
 __all__ = [
     "mean",
@@ -84,7 +84,11 @@ def _per_value_weights(value: Tensor, weight: Tensor) -> tuple[Tensor, Tensor]:
     blocks through reused float64 scratch buffers: two fresh batch-sized float64 copies
     page-fault in on every call (2.3 ms at 2^18 elements, against ~0.2 ms in blocks)."""
     rows = blocked(value, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
-    if rows is None or not (value.is_contiguous() and weight.is_contiguous()):
+    if (
+        rows is None
+        or not (value.is_contiguous() and weight.is_contiguous())
+        or not scratch_allowed(value, weight)
+    ):
         value64 = value.to(torch.float64).reshape(-1)
         weight64 = weight.to(torch.float64).reshape(-1)
         return torch.dot(value64, weight64), weight64.sum()

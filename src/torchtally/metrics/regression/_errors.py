@@ -11,8 +11,10 @@ from torch import Tensor
 from torchtally.functional._checks import check_tensor, count_nonfinite
 from torchtally.functional.regression._errors import (
     absolute_error_sum,
+    absolute_error_sum_checked,
     smape_sum,
     squared_error_sum,
+    squared_error_sum_checked,
 )
 from torchtally.metrics._base import Metric
 
@@ -35,6 +37,18 @@ class _MeanErrorMetric(Metric):
     @abstractmethod
     def _batch_sum(labels: Tensor, predictions: Tensor) -> Tensor: ...
 
+    @classmethod
+    def _checked_sum(
+        cls, labels: Tensor, predictions: Tensor
+    ) -> tuple[Tensor, Tensor | None, Tensor | None]:
+        """The batch sum and the non-finite label and prediction counts (overridden where a
+        functional takes them in fewer passes)."""
+        return (
+            cls._batch_sum(labels, predictions),
+            count_nonfinite(labels),
+            count_nonfinite(predictions),
+        )
+
     def update(self, labels: Tensor, predictions: Tensor) -> None:
         """Add one batch of targets and predictions (same shape).
 
@@ -45,9 +59,11 @@ class _MeanErrorMetric(Metric):
             check_tensor("labels", labels),
             check_tensor("predictions", predictions),
         )
-        error_sum = self._batch_sum(labels, predictions)
         if self.check_values:
-            self._record_errors(count_nonfinite(labels), count_nonfinite(predictions))
+            error_sum, bad_labels, bad_predictions = self._checked_sum(labels, predictions)
+            self._record_errors(bad_labels, bad_predictions)
+        else:
+            error_sum = self._batch_sum(labels, predictions)
         # The (1,) buffers themselves (a 0-d state read as `self.count` costs a failed
         # attribute lookup and __getattr__), and the count as a Python float: no tensor made
         # for it (an int into the float64 state takes a slower promoting path, ~1.7 µs).
@@ -79,6 +95,12 @@ class MSEMetric(_MeanErrorMetric):
 
     _batch_sum = staticmethod(squared_error_sum)
 
+    @classmethod
+    def _checked_sum(
+        cls, labels: Tensor, predictions: Tensor
+    ) -> tuple[Tensor, Tensor | None, Tensor | None]:
+        return squared_error_sum_checked(labels, predictions)
+
 
 @final
 class MAEMetric(_MeanErrorMetric):
@@ -96,6 +118,12 @@ class MAEMetric(_MeanErrorMetric):
     higher_is_better = False
 
     _batch_sum = staticmethod(absolute_error_sum)
+
+    @classmethod
+    def _checked_sum(
+        cls, labels: Tensor, predictions: Tensor
+    ) -> tuple[Tensor, Tensor | None, Tensor | None]:
+        return absolute_error_sum_checked(labels, predictions)
 
 
 @final

@@ -8,8 +8,8 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice, check_int
-from torchtally.functional._checks import check_tensor, count_nonfinite
-from torchtally.functional.regression._r2 import MULTIOUTPUT, r2_compute, r2_sums
+from torchtally.functional._checks import check_tensor
+from torchtally.functional.regression._r2 import MULTIOUTPUT, r2_compute, r2_sums, r2_sums_checked
 from torchtally.metrics._base import Metric
 
 __all__ = ["R2ScoreMetric"]
@@ -76,9 +76,11 @@ class R2ScoreMetric(Metric):
                 f"Argument `labels` must have shape (N,) for num_outputs=1 or (N, num_outputs). "
                 f"Received: labels.shape={tuple(labels.shape)}, num_outputs={self.num_outputs}"
             )
-        sum_y, sum_y2, sse = r2_sums(labels, predictions)
         if self.check_values:
-            self._record_errors(count_nonfinite(labels), count_nonfinite(predictions))
+            sum_y, sum_y2, sse, bad_labels, bad_predictions = r2_sums_checked(labels, predictions)
+            self._record_errors(bad_labels, bad_predictions)
+        else:
+            sum_y, sum_y2, sse = r2_sums(labels, predictions)
         # The buffers themselves (a 0-d state read as `self.count` costs a failed attribute
         # lookup and __getattr__), and the count as a Python float: no tensor made
         # for it (an int into the float64 state takes a slower promoting path, ~1.7 µs).
