@@ -142,3 +142,18 @@ def test_float_ranks_take_scores_that_require_grad(small_blocks: None) -> None:
     metric.update(labels, scores)
     expected = _rule_hits(labels.tolist(), scores.tolist(), 2) / 300
     assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
+
+
+def test_functional_counts_take_scores_that_require_grad(small_blocks: None) -> None:
+    # the unweighted counts (the metric's path, also public) write into float buffers with
+    # out= ops, which refuse tensors that require grad unless detached first
+    g = torch.Generator().manual_seed(9)
+    scores = torch.randint(0, 3, (300, 20), generator=g).float().requires_grad_()
+    labels = torch.randint(-1, 21, (300,), generator=g)
+    hits, total, errors = top_k_module.top_k_accuracy_counts(labels, scores, 2, True)
+    valid = [(i, x) for i, x in enumerate(labels.tolist()) if 0 <= x < 20]
+    expected = _rule_hits([x for _, x in valid], [scores[i].tolist() for i, _ in valid], 2)
+    assert (int(hits), int(total)) == (expected, len(valid))
+    assert errors is not None
+    assert int(errors[0]) == 300 - len(valid)
+    assert int(errors[1]) == 0
