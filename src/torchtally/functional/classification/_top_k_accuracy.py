@@ -116,7 +116,7 @@ def _eager_counts(
     clamped = flat_labels.clamp(0, num_classes - 1)
     outside = torch.ne(clamped, flat_labels, out=flat.new_empty(clamped.shape, dtype=torch.float32))
     ranks, nonfinite = _eager_ranks(flat, clamped, check_values, outside, k)
-    hits = torch.count_nonzero(ranks < k)
+    hits = torch.count_nonzero(torch.lt(ranks, k))
     bad = torch.count_nonzero(outside)
     total = torch.rsub(bad, flat_labels.shape[0])
     if not check_values:
@@ -172,8 +172,8 @@ def _float_ranks_from(num_classes: int) -> int:
 def _eager_cpu(predictions: Tensor, elements: int) -> bool:
     """Eager on CPU with at least `elements` scores (never while compiling or tracing)."""
     return (
-        eager_at_least(predictions, elements)
-        and predictions.device.type == "cpu"
+        predictions.is_cpu  # first: the cheapest test, and false on every accelerator
+        and eager_at_least(predictions, elements)
         and not torch.jit.is_tracing()
         and not tracing(predictions)
     )
@@ -221,7 +221,11 @@ def _eager_ranks(
     # int64 labels against float32 class numbers: one comparison that converts the (N, 1)
     # labels on the fly, cheaper than converting them first
     label_column = clamped.view(-1, 1)
-    block = blocked(flat, num_classes, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+    block = (
+        blocked(flat, num_classes, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+        if rows * num_classes >= _BLOCK_FROM
+        else None
+    )
     if block is None or block >= rows:
         label_score = _spread(flat.gather(1, label_column), num_classes)
         ahead, ties, above = flat.new_empty((3, rows, num_classes), dtype=torch.float32).unbind()
@@ -255,11 +259,20 @@ def _eager_ranks(
 
 
 def _nonfinite_into(scores: Tensor, buffer: Tensor) -> Tensor:
-    """NaN or infinite `scores` (below 2**24 of them), counted in `buffer` (same shape): two
-    passes over the scores, `1 + 0 * x` (1 for finite x, NaN otherwise; 0 * inf is NaN) and
-    a NaN-skipping float sum of the ones, exact below 2**24."""
-    finite = torch.add(_ONE, scores, alpha=0.0, out=buffer).nansum()
-    return torch.rsub(finite, scores.numel()).to(torch.int64)
+    """NaN or infinite `scores` (below 2**24 of them), counted in `buffer` (same shape).
+
+    Small batches: `x - x` (0 for finite x, NaN otherwise) and a count of the non-zeros (two
+    dispatches). From `_NONFINITE_BY_SUM_FROM` scores, where the count's scalar loop costs more
+    than two more dispatches: `1 + 0 * x` (1 for finite x, NaN otherwise; 0 * inf is NaN) and a
+    vectorized NaN-skipping float sum of the ones (exact below 2**24), taken from the size."""
+    if scores.numel() < _NONFINITE_BY_SUM_FROM:
+        return torch.count_nonzero(torch.sub(scores, scores, out=buffer))
+    finite = torch.add(_ONE, scores, alpha=0.0, out=buffer).nansum().long()
+    return torch.rsub(finite, scores.numel())
+
+
+#: See `_nonfinite_into`.
+_NONFINITE_BY_SUM_FROM = 1 << 14
 
 
 #: The 1 of `_nonfinite_into` (a 0-d tensor: it does not set the dtype of the sum).
