@@ -163,3 +163,21 @@ def test_functional_counts_take_scores_that_require_grad(small_blocks: None) -> 
     assert errors is not None
     assert int(errors[0]) == 300 - len(valid)
     assert int(errors[1]) == 0
+
+
+@pytest.mark.parametrize(
+    ("rows", "classes"),
+    [(700, 100), (2000, 12), (9000, 64)],  # one piece (long, short rows); blocks of 2^18
+)
+def test_float_ranks_at_the_default_sizes_match_sklearn(rows: int, classes: int) -> None:
+    # the real size switches (no patched constants): ties at every score level
+    g = torch.Generator().manual_seed(rows)
+    scores = torch.randint(0, 4, (rows, classes), generator=g).float()
+    labels = torch.randint(0, classes, (rows,), generator=g)
+    expected = top_k_accuracy_score(
+        labels.numpy(), scores.double().numpy(), k=5, labels=np.arange(classes)
+    )
+    metric = TopKAccuracyMetric(5)
+    metric.update(labels, scores)
+    assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
+    assert float(top_k_accuracy(labels, scores, k=5)) == pytest.approx(expected, abs=1e-12)
