@@ -116,7 +116,8 @@ def _eager_counts(
     clamped = flat_labels.clamp(0, num_classes - 1)
     outside = torch.ne(clamped, flat_labels, out=flat.new_empty(clamped.shape, dtype=torch.float32))
     ranks, nonfinite = _eager_ranks(flat, clamped, check_values, outside, k)
-    hits = torch.count_nonzero(torch.lt(ranks, k))
+    # in place, as float 0/1: a vectorized compare and sum (a bool mask's count is a scalar loop)
+    hits = ranks.lt_(k).sum().long()
     bad = torch.count_nonzero(outside)
     total = torch.rsub(bad, flat_labels.shape[0])
     if not check_values:
