@@ -169,10 +169,16 @@ def test_functional_counts_take_scores_that_require_grad(small_blocks: None) -> 
     ("rows", "classes"),
     [(700, 100), (2000, 12), (9000, 64)],  # one piece (long, short rows); blocks of 2^18
 )
-def test_float_ranks_at_the_default_sizes_match_sklearn(rows: int, classes: int) -> None:
+@pytest.mark.parametrize("column_major", [False, True])  # a transposed view: strided rows
+def test_float_ranks_at_the_default_sizes_match_sklearn(
+    rows: int, classes: int, column_major: bool
+) -> None:
     # the real size switches (no patched constants): ties at every score level
     g = torch.Generator().manual_seed(rows)
-    scores = torch.randint(0, 4, (rows, classes), generator=g).float()
+    if column_major:
+        scores = torch.randint(0, 4, (classes, rows), generator=g).float().t()
+    else:
+        scores = torch.randint(0, 4, (rows, classes), generator=g).float()
     labels = torch.randint(0, classes, (rows,), generator=g)
     expected = top_k_accuracy_score(
         labels.numpy(), scores.double().numpy(), k=5, labels=np.arange(classes)
