@@ -109,11 +109,17 @@ def test_float_ranks_in_blocks_and_batch_shapes(small_blocks: None) -> None:
     assert float(top_k_accuracy(labels, scores, k=3)) == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.parametrize("by_sum", [False, True])  # count of x - x, or NaN-skipping sum
 @pytest.mark.parametrize("rows", [40, 300])  # one piece; blocks of 700 scores
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
 def test_float_ranks_count_non_finite_scores_and_bad_labels(
-    small_blocks: None, rows: int, dtype: torch.dtype
+    small_blocks: None,
+    monkeypatch: pytest.MonkeyPatch,
+    rows: int,
+    dtype: torch.dtype,
+    by_sum: bool,
 ) -> None:
+    monkeypatch.setattr(top_k_module, "_NONFINITE_BY_SUM_FROM", 64 if by_sum else 1 << 30)
     g = torch.Generator().manual_seed(7)
     classes = 23
     scores = torch.randn(rows, classes, generator=g).to(dtype)
@@ -142,3 +148,42 @@ def test_float_ranks_take_scores_that_require_grad(small_blocks: None) -> None:
     metric.update(labels, scores)
     expected = _rule_hits(labels.tolist(), scores.tolist(), 2) / 300
     assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
+
+
+def test_functional_counts_take_scores_that_require_grad(small_blocks: None) -> None:
+    # the unweighted counts (the metric's path, also public) write into float buffers with
+    # out= ops, which refuse tensors that require grad unless detached first
+    g = torch.Generator().manual_seed(9)
+    scores = torch.randint(0, 3, (300, 20), generator=g).float().requires_grad_()
+    labels = torch.randint(-1, 21, (300,), generator=g)
+    hits, total, errors = top_k_module.top_k_accuracy_counts(labels, scores, 2, True)
+    valid = [(i, x) for i, x in enumerate(labels.tolist()) if 0 <= x < 20]
+    expected = _rule_hits([x for _, x in valid], [scores[i].tolist() for i, _ in valid], 2)
+    assert (int(hits), int(total)) == (expected, len(valid))
+    assert errors is not None
+    assert int(errors[0]) == 300 - len(valid)
+    assert int(errors[1]) == 0
+
+
+@pytest.mark.parametrize(
+    ("rows", "classes"),
+    [(700, 100), (2000, 12), (9000, 64)],  # one piece (long, short rows); blocks of 2^18
+)
+@pytest.mark.parametrize("column_major", [False, True])  # a transposed view: strided rows
+def test_float_ranks_at_the_default_sizes_match_sklearn(
+    rows: int, classes: int, column_major: bool
+) -> None:
+    # the real size switches (no patched constants): ties at every score level
+    g = torch.Generator().manual_seed(rows)
+    if column_major:
+        scores = torch.randint(0, 4, (classes, rows), generator=g).float().t()
+    else:
+        scores = torch.randint(0, 4, (rows, classes), generator=g).float()
+    labels = torch.randint(0, classes, (rows,), generator=g)
+    expected = top_k_accuracy_score(
+        labels.numpy(), scores.double().numpy(), k=5, labels=np.arange(classes)
+    )
+    metric = TopKAccuracyMetric(5)
+    metric.update(labels, scores)
+    assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
+    assert float(top_k_accuracy(labels, scores, k=5)) == pytest.approx(expected, abs=1e-12)

@@ -88,6 +88,8 @@ def top_k_accuracy_counts(
     `[0, num_classes)` read off the same comparison that makes the valid mask."""
     check_int("k", k, 1)
     _check_inputs(labels, predictions)
+    if _eager_cpu(predictions, _float_ranks_from(predictions.shape[-1])):
+        return _eager_counts(labels, predictions, k, check_values)
     hit, valid, nonfinite = _hits(labels, predictions, k, with_nonfinite=check_values)
     total = torch.count_nonzero(valid)
     hits = torch.count_nonzero(hit.logical_and_(valid))
@@ -95,6 +97,32 @@ def top_k_accuracy_counts(
         return hits, total, None
     outside = torch.rsub(total, labels.numel())
     return hits, total, (outside, nonfinite, None, None)
+
+
+def _eager_counts(
+    labels: Tensor, predictions: Tensor, k: int, check_values: bool
+) -> tuple[Tensor, Tensor, tuple[Tensor | None, ...] | None]:
+    """`top_k_accuracy_counts` eagerly on CPU from the float ranks. A label outside
+    `[0, num_classes)` is pushed to rank >= k through the bias of the rank sums (a 0/1 float
+    per sample, times k), so the hit count needs no valid mask, and the same bias counts the
+    outside labels. Every op here is one dispatch of a few microseconds, as much as the
+    arithmetic of a mid-sized batch, so views and conversions are skipped where they would
+    be no-ops."""
+    num_classes = predictions.shape[-1]
+    flat_labels = labels if labels.dim() == 1 else labels.reshape(-1)
+    if flat_labels.dtype != torch.int64:
+        flat_labels = flat_labels.long()
+    flat = predictions if predictions.dim() == 2 else predictions.reshape(-1, num_classes)
+    clamped = flat_labels.clamp(0, num_classes - 1)
+    outside = torch.ne(clamped, flat_labels, out=flat.new_empty(clamped.shape, dtype=torch.float32))
+    ranks, nonfinite = _eager_ranks(flat, clamped, check_values, outside, k)
+    # in place, as float 0/1: a vectorized compare and sum (a bool mask's count is a scalar loop)
+    hits = ranks.lt_(k).sum().long()
+    bad = torch.count_nonzero(outside)
+    total = torch.rsub(bad, flat_labels.shape[0])
+    if not check_values:
+        return hits, total, None
+    return hits, total, (bad, nonfinite, None, None)
 
 
 def _hits(
@@ -105,10 +133,9 @@ def _hits(
     num_classes = predictions.shape[-1]
     as_long = labels if labels.dtype == torch.int64 else labels.long()  # skip a no-op dispatch
     clamped = as_long.clamp(0, num_classes - 1)
-    short = num_classes < _SHORT_ROWS
-    if _eager_cpu(predictions, _SHORT_FLOAT_RANKS_FROM if short else _FLOAT_RANKS_FROM):
+    if _eager_cpu(predictions, _float_ranks_from(num_classes)):
         flat = predictions.reshape(-1, num_classes)
-        ranks, nonfinite = _eager_ranks(flat, clamped.reshape(-1, 1), with_nonfinite)
+        ranks, nonfinite = _eager_ranks(flat, clamped.reshape(-1), with_nonfinite)
         return ranks.view(labels.shape) < k, clamped == as_long, nonfinite
     nonfinite = count_nonfinite(predictions) if with_nonfinite else None
     clamped_column = clamped.unsqueeze(-1)
@@ -126,8 +153,8 @@ def _hits(
     return ranks.reshape(labels.shape) < k, clamped == as_long, nonfinite
 
 
-#: The float-mask ranks pay from this many scores: below, their extra dispatches (a table
-#: lookup, output buffers) cost more than the bool masks they replace.
+#: The float-mask ranks pay from this many scores: below, their extra dispatches (output
+#: buffers, the rank bias) cost more than the bool masks they replace (64 x 100 scores: even).
 _FLOAT_RANKS_FROM = 1 << 13
 #: Rows shorter than this compare poorly against a broadcast label score (the kernels loop
 #: over a few classes per row), so for them the label scores are first copied out to a full
@@ -138,11 +165,16 @@ _SHORT_ROWS = 16
 _SHORT_FLOAT_RANKS_FROM = 1 << 14
 
 
+def _float_ranks_from(num_classes: int) -> int:
+    """How many scores the eager float ranks pay from, for rows of `num_classes`."""
+    return _SHORT_FLOAT_RANKS_FROM if num_classes < _SHORT_ROWS else _FLOAT_RANKS_FROM
+
+
 def _eager_cpu(predictions: Tensor, elements: int) -> bool:
     """Eager on CPU with at least `elements` scores (never while compiling or tracing)."""
     return (
-        eager_at_least(predictions, elements)
-        and predictions.device.type == "cpu"
+        predictions.is_cpu  # first: the cheapest test, and false on every accelerator
+        and eager_at_least(predictions, elements)
         and not torch.jit.is_tracing()
         and not tracing(predictions)
     )
@@ -164,44 +196,63 @@ def _ranks(
 
 
 def _eager_ranks(
-    flat: Tensor, clamped: Tensor, with_nonfinite: bool
+    flat: Tensor,
+    clamped: Tensor,
+    with_nonfinite: bool,
+    bias: Tensor | None = None,
+    beta: int = 0,
 ) -> tuple[Tensor, Tensor | None]:
     """`_ranks` of `(N, C)` scores eagerly on CPU, as float32 counts (exact below 2**24),
-    and (with `with_nonfinite`) the number of NaN or infinite scores.
+    plus `beta * bias` when a `(N,)` float32 `bias` is given, and (with `with_nonfinite`)
+    the number of NaN or infinite scores.
 
     A CPU comparison that writes bools is several times slower than the same comparison
     writing floats (the float kernels are vectorized), and a bool mask then costs a logical
     op per combination; so the comparisons write float32 0/1 and combine by arithmetic:
     rank = sum(score > label score) + sum((score == label score) * (class > label)), the
-    second mask read off a cached table instead of compared per call. Large batches go in
-    blocks of cache-sized buffers reused by every block. The non-finite count reuses a
-    buffer while the scores are in cache: `x - x` is 0 for finite x and NaN otherwise, NaN
-    becomes 1, and the float sum of a piece (below 2**24 scores) is exact.
+    last mask one float comparison of the class numbers against the label (an indexed copy
+    of a cached table costs several times more). Large batches go in blocks of cache-sized
+    buffers reused by every block. The non-finite count reuses a buffer while the scores
+    are in cache (`_nonfinite_into`).
     """
     rows, num_classes = flat.shape
-    above, ones = _above_table(num_classes), _ones(num_classes)
-    # row C - 1 - l of the table is 1.0 exactly at the classes above l
-    table_rows = torch.rsub(clamped.view(-1), num_classes - 1)
-    block = blocked(flat, num_classes, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+    if flat.requires_grad:  # model outputs passed undetached: out= ops refuse them
+        flat = flat.detach()
+    ones, classes = _ones(num_classes), _classes(num_classes)
+    # int64 labels against float32 class numbers: one comparison that converts the (N, 1)
+    # labels on the fly, cheaper than converting them first
+    label_column = clamped.view(-1, 1)
+    block = (
+        blocked(flat, num_classes, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+        if rows * num_classes >= _BLOCK_FROM
+        else None
+    )
     if block is None or block >= rows:
-        label_score = _spread(flat.gather(1, clamped), num_classes)
-        ahead = torch.gt(flat, label_score, out=flat.new_empty(flat.shape, dtype=torch.float32))
-        ties = torch.eq(flat, label_score, out=torch.empty_like(ahead))
-        ranks = torch.mv(ahead.addcmul_(ties, above.index_select(0, table_rows)), ones)
+        label_score = _spread(flat.gather(1, label_column), num_classes)
+        ahead, ties, above = flat.new_empty((3, rows, num_classes), dtype=torch.float32).unbind()
+        torch.gt(flat, label_score, out=ahead)
+        torch.eq(flat, label_score, out=ties)
+        torch.gt(classes, label_column, out=above)
+        ahead.addcmul_(ties, above)
+        ranks = torch.mv(ahead, ones) if bias is None else torch.addmv(bias, ahead, ones, beta=beta)
         return ranks, _nonfinite_into(flat, ties) if with_nonfinite else None
     ranks = flat.new_empty(rows, dtype=torch.float32)
-    ahead = flat.new_empty((block, num_classes), dtype=torch.float32)
-    ties, tied_above = torch.empty_like(ahead), torch.empty_like(ahead)
+    ahead, ties, above = flat.new_empty((3, block, num_classes), dtype=torch.float32).unbind()
     nonfinite: Tensor | None = None
     for start in range(0, rows, block):
         stop = min(start + block, rows)
         size = stop - start
-        piece, a, t, u = flat[start:stop], ahead[:size], ties[:size], tied_above[:size]
-        label_score = _spread(piece.gather(1, clamped[start:stop]), num_classes)
+        piece, a, t, u = flat[start:stop], ahead[:size], ties[:size], above[:size]
+        piece_labels = label_column[start:stop]
+        label_score = _spread(piece.gather(1, piece_labels), num_classes)
         torch.gt(piece, label_score, out=a)
         torch.eq(piece, label_score, out=t)
-        torch.index_select(above, 0, table_rows[start:stop], out=u)
-        torch.mv(a.addcmul_(t, u), ones, out=ranks[start:stop])
+        torch.gt(classes, piece_labels, out=u)
+        a.addcmul_(t, u)
+        if bias is None:
+            torch.mv(a, ones, out=ranks[start:stop])
+        else:
+            torch.addmv(bias[start:stop], a, ones, beta=beta, out=ranks[start:stop])
         if with_nonfinite:
             count = _nonfinite_into(piece, t)
             nonfinite = count if nonfinite is None else nonfinite.add_(count)
@@ -209,8 +260,24 @@ def _eager_ranks(
 
 
 def _nonfinite_into(scores: Tensor, buffer: Tensor) -> Tensor:
-    """NaN or infinite `scores` (below 2**24 of them), counted in `buffer` (same shape)."""
-    return torch.sub(scores, scores, out=buffer).nan_to_num_(1.0).sum().to(torch.int64)
+    """NaN or infinite `scores` (below 2**24 of them), counted in `buffer` (same shape).
+
+    Small batches: `x - x` (0 for finite x, NaN otherwise) and a count of the non-zeros (two
+    dispatches). From `_NONFINITE_BY_SUM_FROM` scores, where the count's scalar loop costs more
+    than two more dispatches: `1 + 0 * x` (1 for finite x, NaN otherwise; 0 * inf is NaN) and a
+    vectorized NaN-skipping float sum of the ones (exact below 2**24), taken from the size."""
+    if scores.numel() < _NONFINITE_BY_SUM_FROM:
+        return torch.count_nonzero(torch.sub(scores, scores, out=buffer))
+    finite = torch.add(_ONE, scores, alpha=0.0, out=buffer).nansum().long()
+    return torch.rsub(finite, scores.numel())
+
+
+#: See `_nonfinite_into`.
+_NONFINITE_BY_SUM_FROM = 1 << 14
+
+
+#: The 1 of `_nonfinite_into` (a 0-d tensor: it does not set the dtype of the sum).
+_ONE = torch.ones((), dtype=torch.float32, device="cpu")
 
 
 def _spread(label_score: Tensor, num_classes: int) -> Tensor:
@@ -221,25 +288,24 @@ def _spread(label_score: Tensor, num_classes: int) -> Tensor:
 
 
 #: From this many scores the eager ranks go in blocks of about `_BLOCK` scores: three float32
-#: buffers of a whole large batch would be fresh pages (page faults) on every call.
-_BLOCK_FROM = 1 << 17
-_BLOCK = 1 << 17
+#: buffers of a whole large batch would be fresh pages (page faults) on every call. Below it,
+#: one piece: each block repeats every dispatch (16384 x 10 scores: 470 -> 390 us in one
+#: piece; 2^18-score blocks beat 2^17 from 16384 x 100 up, interleaved thread-CPU medians).
+_BLOCK_FROM = 1 << 19
+_BLOCK = 1 << 18
 
 
 @functools.lru_cache(maxsize=16)
 def _ones(num_classes: int) -> Tensor:
     """float32 ones to sum rows by: a matrix-vector product of 0/1 rows is exact (sums below
     2**24) and, over short rows, several times faster than `sum(1)`."""
-    return torch.ones(num_classes, dtype=torch.float32)
+    return torch.ones(num_classes, dtype=torch.float32, device="cpu")
 
 
 @functools.lru_cache(maxsize=16)
-def _above_table(num_classes: int) -> Tensor:
-    """A `(C, C)` float32 view of one `2C - 1` line: row r is `line[r : r + C]`, so row
-    `C - 1 - l` is 1.0 at the classes above l and 0.0 elsewhere (memory O(C), not O(C^2))."""
-    line = torch.zeros(2 * num_classes - 1, dtype=torch.float32)
-    line[num_classes:] = 1.0
-    return line.unfold(0, num_classes, 1)
+def _classes(num_classes: int) -> Tensor:
+    """The class numbers as float32 (exact below 2**24), compared against each label."""
+    return torch.arange(num_classes, dtype=torch.float32, device="cpu")
 
 
 def top_k_accuracy_errors(
