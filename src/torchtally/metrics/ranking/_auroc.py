@@ -9,7 +9,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice, check_int
-from torchtally.functional._checks import count_nonfinite, count_nonfinite_rows, count_outside
+from torchtally.functional._checks import count_nonfinite, count_nonfinite_rows
 from torchtally.functional.ranking._auroc import (
     AVERAGES,
     exact_auroc_compute,
@@ -22,7 +22,9 @@ from torchtally.functional.ranking._binned_auroc import (
 )
 from torchtally.functional.ranking._inputs import (
     check_score_range,
+    count_invalid_classes,
     count_invalid_labels,
+    count_nonfinite_score_rows,
     flatten_scores,
 )
 from torchtally.functional.ranking._keys import EMPTY_CODE, KEY_DTYPES, code_dtype, label_codes
@@ -210,7 +212,7 @@ class AUROCMetric(Metric):
         if not self.check_values:
             codes.copy_(label_codes(labels, self.num_classes))
         elif multiclass:
-            invalid = count_outside(labels, 0, self.num_classes)  # type: ignore[arg-type]
+            invalid = count_invalid_classes(labels, self.num_classes)  # type: ignore[arg-type]
             # class + 1, converted to the code dtype by the copy itself
             codes.copy_(labels).add_(1)
         else:
@@ -224,7 +226,7 @@ class AUROCMetric(Metric):
         if self.check_values:
             # Counted exactly as the general path counts them (rows of 2-D multiclass scores)
             rows = multiclass and predictions.dim() == 2
-            nonfinite = count_nonfinite_rows(scores) if rows else count_nonfinite(predictions)
+            nonfinite = count_nonfinite_score_rows(scores) if rows else count_nonfinite(predictions)
             self._record_errors(invalid, nonfinite)
         return True
 
