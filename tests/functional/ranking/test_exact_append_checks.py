@@ -1,19 +1,24 @@
-"""The value checks of exact AUROC's eager append (issue 16), against NumPy oracles: rows of
-class scores whose maximum is not finite (NaN anywhere, +inf anywhere, or every score -inf;
-a -inf score beside finite ones is a masked class, not an error), and class labels outside
-`[0, num_classes)`."""
+"""Exact AUROC's eager work (issue 16) against oracles: the append's value checks (NumPy: rows
+of class scores whose maximum is not finite, i.e. NaN anywhere, +inf anywhere, or every score
+-inf, where a -inf beside finite scores is a masked class and no error; class labels outside
+`[0, num_classes)`), and compute on each of its paths (scikit-learn)."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.metrics import roc_auc_score
 
+from torchtally.functional.ranking import exact_auroc_compute, exact_auroc_update
+from torchtally.functional.ranking._auroc import _keys_to_bits_
 from torchtally.functional.ranking._inputs import (
     count_invalid_classes,
     count_nonfinite_score_rows,
 )
+from torchtally.functional.ranking._keys import bits_to_keys_
 
 SPECIAL = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 3.4e38, -3.4e38, 1e-45]
 
@@ -88,3 +93,60 @@ def test_invalid_classes_of_other_label_dtypes() -> None:
     assert int(count_invalid_classes(torch.tensor([0, 3, 4, 255], dtype=torch.uint8), 4)) == 2
     assert int(count_invalid_classes(torch.tensor([-1, 3, 9], dtype=torch.int16), 4)) == 2
     assert int(count_invalid_classes(torch.tensor([True, False]), 2)) == 0
+
+
+# --- exact compute: the paths chosen by row count, against scikit-learn -----------------------
+
+
+@pytest.mark.parametrize("rows", [7, 46_340, 46_341, 65_536, 65_537, 70_001])
+@pytest.mark.parametrize("in_place", [False, True])
+def test_binary_compute_matches_sklearn_around_its_row_thresholds(
+    rows: int, in_place: bool
+) -> None:
+    # int32 sums below 46,341 rows (rows^2 < 2^31), a sorted copy up to 65,536 private rows
+    g = np.random.default_rng(rows)
+    labels = g.integers(0, 2, rows)
+    labels[:2] = [0, 1]
+    scores = g.integers(0, 300, rows) / 299 - 0.25  # ties, and -0.0 beside 0.0
+    scores[:3] = [-0.0, 0.0, -0.0]
+    bits, codes = exact_auroc_update(torch.from_numpy(labels), torch.from_numpy(scores))
+    stored = bits.clone()
+    got = exact_auroc_compute(bits, codes, in_place=in_place)
+    assert float(got) == pytest.approx(roc_auc_score(labels, scores.astype(np.float32)), abs=1e-12)
+    if not in_place:
+        assert torch.equal(bits, stored)  # a private copy was sorted
+    else:  # the same rows, reordered, with -0.0 stored as 0.0
+        pairs = sorted(zip(bits.tolist(), codes.tolist(), strict=True))
+        stored[stored == torch.iinfo(torch.int32).min] = 0
+        assert pairs == sorted(
+            zip(
+                stored.tolist(),
+                exact_auroc_update(torch.from_numpy(labels), torch.from_numpy(scores))[1].tolist(),
+                strict=True,
+            )
+        )
+
+
+@settings(max_examples=100, deadline=None)
+@given(patterns=st.lists(st.integers(-(2**31), 2**31 - 1), min_size=1, max_size=50))
+def test_keys_turn_back_into_the_bits(patterns: list[int]) -> None:
+    bits = torch.tensor(patterns, dtype=torch.int32)
+    expected = [0 if b == -(2**31) else b for b in patterns]  # -0.0 comes back as 0.0
+    assert _keys_to_bits_(bits_to_keys_(bits.clone())).tolist() == expected
+    wide = torch.tensor(patterns, dtype=torch.int64) << 32
+    expected_wide = [0 if b == -(2**63) else b for b in wide.tolist()]
+    assert _keys_to_bits_(bits_to_keys_(wide.clone())).tolist() == expected_wide
+
+
+@pytest.mark.parametrize("classes", [2, 3, 10])
+def test_grouped_multiclass_compute_matches_sklearn(classes: int) -> None:
+    g = np.random.default_rng(classes)
+    rows = 3000
+    labels = g.integers(0, classes, rows)
+    scores = g.integers(0, 40, (rows, classes)) / 39  # many ties per class
+    bits, codes = exact_auroc_update(torch.from_numpy(labels), torch.from_numpy(scores), classes)
+    got = exact_auroc_compute(bits, codes, classes, "none")
+    rounded = scores.astype(np.float32)
+    for c in range(classes):
+        expected = roc_auc_score(labels == c, rounded[:, c])
+        assert float(got[c]) == pytest.approx(expected, abs=1e-12)

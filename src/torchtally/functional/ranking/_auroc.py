@@ -77,11 +77,16 @@ def exact_auroc_compute(
             f"Received: bits.shape={tuple(bits.shape)}, codes.shape={tuple(codes.shape)}"
         )
     if num_classes is None:
-        if not in_place:  # work on private copies, sorted in place
-            bits, codes = bits.clone(), codes.clone()
+        if not in_place:
+            # A private copy of the keys, never turned back into bits: few rows sort out of
+            # place (no copy of the codes, fewer ops), many in place (less memory).
+            keys = bits_to_keys_(bits.clone())
+            if keys.shape[0] <= _COPIED_ROWS:
+                return _ratio(*_twice_mann_whitney_u(keys, codes, positive=2, in_place=False))
+            return _ratio(*_twice_mann_whitney_u(keys, codes.clone(), positive=2, in_place=True))
         keys = bits_to_keys_(bits)
         result = _ratio(*_twice_mann_whitney_u(keys, codes, positive=2, in_place=True))
-        bits_to_keys_(keys)  # back to bits
+        _keys_to_bits_(keys)
         return result
     rows = bits.shape[0]
     if bits.dtype == torch.int32 and 0 < rows <= _GROUPED_ROWS:
@@ -138,6 +143,11 @@ def auroc(
 _GROUPED_ROWS = 1 << 14
 #: Rows x classes per grouped sort (a few MiB of int64 temporaries).
 _GROUP_ELEMENTS = 1 << 18
+#: Binary compute of a private copy of at most this many rows sorts it out of place (a few
+#: MiB at most).
+_COPIED_ROWS = 1 << 16
+#: Below this many rows, a sum of counts each at most the row count fits int32 (rows^2 < 2^31).
+_INT32_SUM_ROWS = 46340
 
 
 def _twice_mann_whitney_u_classes(
@@ -176,23 +186,34 @@ def _twice_mann_whitney_u_classes(
     starts = torch.arange(rows, dtype=torch.int32, device=device).expand(classes, rows).clone()
     starts[:, 1:].masked_fill_(sorted_keys[:, 1:] == sorted_keys[:, :-1], -1)
     del sorted_keys
-    group_start = starts.cummax(1).values.add_(offsets.to(torch.int32)).view(-1)
+    # flat positions in `counts` below, whose rows are one longer
+    padded = torch.arange(0, classes * (rows + 1), rows + 1, dtype=torch.int32, device=device)
+    group_start = starts.cummax(1).values.add_(padded[:, None]).view(-1)
     del starts
-    counts = torch.empty((classes, rows), dtype=torch.int32, device=device)
+    # counts[c, i]: column c's `counted` rows before row i (an exclusive running count)
+    counts = torch.empty((classes, rows + 1), dtype=torch.int32, device=device)
+    counts[:, 0] = 0
 
     def before_group(counted: Tensor, over: Tensor) -> Tensor:
         # per column: the `counted` rows before each row's tie group, summed over `over` rows
-        counts[:, 0] = 0
-        counts[:, 1:].copy_(counted[:, :-1])
-        counts.cumsum_(1)
+        torch.cumsum(counted, 1, dtype=torch.int32, out=counts[:, 1:])
         found = torch.index_select(counts.view(-1), 0, group_start).view(classes, rows)
-        return found.masked_fill_(over.logical_not(), 0).sum(1, dtype=torch.int64)
+        # int32 sums are exact here (rows^2 < 2^31)
+        return found.mul_(over).sum(1, dtype=torch.int32)
 
     pos_before = before_group(pos, neg)
     neg_before = before_group(neg, pos)
     num_pos, num_neg = torch.count_nonzero(pos, dim=1), torch.count_nonzero(neg, dim=1)
     # 2U per column, as in _twice_mann_whitney_u
     return num_pos * num_neg + neg_before - pos_before, num_pos, num_neg
+
+
+def _keys_to_bits_(keys: Tensor) -> Tensor:
+    """In place: `bits_to_keys_`'s inverse for keys it made (three ops where it takes five:
+    no key is -1, the key -0.0 had, so nothing needs that fix on the way back)."""
+    return keys.bitwise_xor_(
+        (keys >> (torch.iinfo(keys.dtype).bits - 1)) & torch.iinfo(keys.dtype).max
+    )
 
 
 def _column_keys(bits: Tensor, column: int) -> Tensor:
@@ -252,8 +273,9 @@ def _twice_mann_whitney_u(
     torch.cummax(starts, 0, out=(group_start, order))
     del order
     # Per row, the positives (negatives) that sort strictly before its tie group, masked to
-    # the negative (positive) rows, summed.
-    counts = torch.empty_like(starts)
+    # the negative (positive) rows, summed. `counts[i]` is a running count over rows < i.
+    counts = torch.empty(rows + 1, dtype=starts.dtype, device=starts.device)
+    counts[0] = 0
     pos_before = _sum_before_group(pos, neg, group_start, counts, starts)
     neg_before = _sum_before_group(neg, pos, group_start, counts, starts)
     num_pos, num_neg = torch.count_nonzero(pos), torch.count_nonzero(neg)  # no int64 copy
@@ -267,18 +289,19 @@ def _twice_mann_whitney_u(
 def _sum_before_group(
     counted: Tensor, over: Tensor, group_start: Tensor, counts: Tensor, out: Tensor
 ) -> Tensor:
-    """Sum over the rows in `over` of the `counted` rows before their tie group (int64 0-d).
-    `counts` and `out` are scratch buffers of `group_start`'s dtype and shape."""
-    counts[0] = 0
-    counts[1:].copy_(counted[:-1])
-    counts.cumsum_(0)  # exclusive running count of `counted`
+    """Sum over the rows in `over` of the `counted` rows before their tie group (0-d).
+    `counts` (one row longer, `counts[0] == 0`) and `out` are scratch buffers of
+    `group_start`'s dtype."""
+    # counts[i]: the `counted` rows before row i (an exclusive running count, in one op)
+    torch.cumsum(counted, 0, dtype=counts.dtype, out=counts[1:])
     torch.index_select(counts, 0, group_start, out=out)
-    out.masked_fill_(over.logical_not(), 0)
+    out.mul_(over)  # zero outside `over`: one op where a mask's negation and a fill take two
     return _chunked_sum(out)
 
 
 def _chunked_sum(values: Tensor) -> Tensor:
-    """Exact int64 sum of non-negative int32 counts, each at most `len(values)`.
+    """Exact sum of non-negative int32 counts, each at most `len(values)` (int32 when the
+    count of values guarantees it fits, else int64).
 
     `Tensor.sum` of int32 first copies the whole tensor to int64; summing rows of a 2-D view
     in int32 (each row small enough not to overflow) and then the row sums avoids that copy.
@@ -286,6 +309,8 @@ def _chunked_sum(values: Tensor) -> Tensor:
     total = values.shape[0]
     if values.dtype != torch.int32 or total < 2:
         return values.sum()
+    if total <= _INT32_SUM_ROWS:  # the whole sum fits int32
+        return values.sum(dtype=torch.int32)
     width = max(1, (2**31 - 1) // total)
     whole = total - total % width
     head = values[:whole].view(-1, width).sum(1, dtype=torch.int32)
