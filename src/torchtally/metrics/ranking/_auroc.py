@@ -38,6 +38,8 @@ DEFAULT_CAPACITY = 1 << 16
 
 #: Exact mode's `cat` states, appended together (their fill counts always agree).
 _STATES = ("score_bits", "codes")
+#: The buffers an eager in-place append writes: the states and their fill counts.
+_APPEND_NAMES = ("score_bits", "codes", "score_bits_count", "codes_count")
 
 
 @final
@@ -203,10 +205,15 @@ class AUROCMetric(Metric):
         assert self.capacity is not None  # exact mode
         if end > self.capacity:
             return False
-        buffers = self.__dict__["_buffers"]
+        # The state tensors as stored: `_known_cat_fill` has just applied any held batches, so
+        # the reads need not check for them again (a StateBuffers read does, 0.5 µs each)
+        state = self.__dict__["_buffers"]
+        bits, codes, bits_count, codes_count = (
+            dict.__getitem__(state, name) for name in _APPEND_NAMES
+        )
         # The score copy converts to the storage float (if needed) as it writes the bits.
-        buffers["score_bits"][fill:end].view(self.dtype).copy_(scores)
-        codes = buffers["codes"][fill:end]
+        bits[fill:end].view(self.dtype).copy_(scores)
+        codes = codes[fill:end]
         multiclass = self.num_classes is not None
         invalid: Tensor | None = None
         if not self.check_values:
@@ -221,7 +228,7 @@ class AUROCMetric(Metric):
             # copy, where `labels > 0` on int64 labels is several times slower
             codes.copy_(labels).add_(1)
         # both fill counts in one dispatch
-        torch._foreach_add_([buffers["score_bits_count"], buffers["codes_count"]], end - fill)
+        torch._foreach_add_([bits_count, codes_count], end - fill)
         self._note_cat_fill(_STATES, end)
         if self.check_values:
             # Counted exactly as the general path counts them (rows of 2-D multiclass scores)
