@@ -98,12 +98,13 @@ def test_invalid_classes_of_other_label_dtypes() -> None:
 # --- exact compute: the paths chosen by row count, against scikit-learn -----------------------
 
 
-@pytest.mark.parametrize("rows", [7, 46_340, 46_341, 65_536, 65_537, 70_001])
-@pytest.mark.parametrize("in_place", [False, True])
+@pytest.mark.parametrize("rows", [7, 20_000, 46_340, 46_341, 65_536, 65_537, 70_001])
+@pytest.mark.parametrize(("in_place", "filled"), [(False, False), (True, False), (True, True)])
 def test_binary_compute_matches_sklearn_around_its_row_thresholds(
-    rows: int, in_place: bool
+    rows: int, in_place: bool, filled: bool
 ) -> None:
-    # int32 sums below 46,341 rows (rows^2 < 2^31), a sorted copy up to 65,536 private rows
+    # int32 sums below 46,341 rows (rows^2 < 2^31), a sorted copy up to 65,536 private rows,
+    # comparison sorts (stable or not) below 32,768 rows
     g = np.random.default_rng(rows)
     labels = g.integers(0, 2, rows)
     labels[:2] = [0, 1]
@@ -111,7 +112,7 @@ def test_binary_compute_matches_sklearn_around_its_row_thresholds(
     scores[:3] = [-0.0, 0.0, -0.0]
     bits, codes = exact_auroc_update(torch.from_numpy(labels), torch.from_numpy(scores))
     stored = bits.clone()
-    got = exact_auroc_compute(bits, codes, in_place=in_place)
+    got = exact_auroc_compute(bits, codes, in_place=in_place, filled=filled)
     assert float(got) == pytest.approx(roc_auc_score(labels, scores.astype(np.float32)), abs=1e-12)
     if not in_place:
         assert torch.equal(bits, stored)  # a private copy was sorted

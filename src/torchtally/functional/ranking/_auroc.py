@@ -52,6 +52,7 @@ def exact_auroc_compute(
     average: str = "macro",
     *,
     in_place: bool = False,
+    filled: bool = False,
 ) -> Tensor:
     """AUROC from stored score bits and label codes (rows with code 0 are ignored).
 
@@ -65,6 +66,9 @@ def exact_auroc_compute(
             `codes` permuted alike, and turn them back into bits, instead of working on a
             copy. The rows keep their (score, code) pairs, so a buffer of samples stays a valid
             buffer of the same samples, needing no sorted copy.
+        filled: With `in_place`: the rows are exactly a buffer's filled rows (no empty rows
+            after them to keep there), so their sort need not be stable. Below 32,768 rows
+            (a comparison sort on CPU) an unstable one is 10-25% faster.
 
     Returns:
         float64: 0-d, or `(num_classes,)` for `average="none"`. NaN where a class has no
@@ -82,10 +86,12 @@ def exact_auroc_compute(
             # place (no copy of the codes, fewer ops), many in place (less memory).
             keys = bits_to_keys_(bits.clone())
             if keys.shape[0] <= _COPIED_ROWS:
-                return _ratio(*_twice_mann_whitney_u(keys, codes, positive=2, in_place=False))
-            return _ratio(*_twice_mann_whitney_u(keys, codes.clone(), positive=2, in_place=True))
+                return _ratio(*_twice_mann_whitney_u(keys, codes, 2, in_place=False, stable=False))
+            counted = _twice_mann_whitney_u(keys, codes.clone(), 2, in_place=True, stable=False)
+            return _ratio(*counted)
         keys = bits_to_keys_(bits)
-        result = _ratio(*_twice_mann_whitney_u(keys, codes, positive=2, in_place=True))
+        # A stable sort keeps a buffer's empty rows (the largest key) after its samples
+        result = _ratio(*_twice_mann_whitney_u(keys, codes, 2, in_place=True, stable=not filled))
         _keys_to_bits_(keys)
         return result
     rows = bits.shape[0]
@@ -100,7 +106,7 @@ def exact_auroc_compute(
         return average_classes(_ratio(twice_u, positives, negatives), average)
     per_class = torch.stack(
         [
-            _ratio(*_twice_mann_whitney_u(_column_keys(bits, c), codes, c + 1, False))
+            _ratio(*_twice_mann_whitney_u(_column_keys(bits, c), codes, c + 1, False, False))
             for c in range(num_classes)
         ]
     )
@@ -170,7 +176,9 @@ def _twice_mann_whitney_u_classes(
     del keys
     prefix = torch.arange(classes, dtype=torch.int64, device=device).mul_(1 << 32).add_(1 << 31)
     composite.add_(prefix[:, None])
-    sorted_keys, order = torch.sort(composite.view(-1), stable=True)
+    # unstable: the column prefixes keep each column's rows together, and the order of tied
+    # rows changes no count (10-25% faster below 32,768 keys, where CPU sorts by comparison)
+    sorted_keys, order = torch.sort(composite.view(-1), stable=False)
     del composite
     sorted_keys = sorted_keys.view(classes, rows)
     # flat position of each column's first row: the sort's indices are flat positions too
@@ -232,10 +240,11 @@ def _ratio(twice_u: Tensor, positives: Tensor, negatives: Tensor) -> Tensor:
 
 
 def _twice_mann_whitney_u(
-    keys: Tensor, codes: Tensor, positive: int, in_place: bool
+    keys: Tensor, codes: Tensor, positive: int, in_place: bool, stable: bool = True
 ) -> tuple[Tensor, Tensor, Tensor]:
     """`(2U, P, N)` over one column of keys: rows coded `positive` against the other non-empty
-    rows.
+    rows. `stable`: whether the sort keeps tied rows in their order (only an in-place sort of
+    a buffer with empty rows needs it; no count depends on it).
 
     This runs over millions of rows, so it reuses buffers instead of allocating one per step
     (on CPU, first-touching fresh memory costs as much as the arithmetic). The peak beyond
@@ -249,12 +258,12 @@ def _twice_mann_whitney_u(
     index_dtype = torch.int32 if rows < 2**31 - 1 else torch.int64
     if in_place:
         order = torch.empty(rows, dtype=torch.int64, device=keys.device)
-        # 1-D integer keys: a (stable) radix sort on CPU.
-        torch.sort(keys, stable=True, out=(keys, order))
+        # 1-D integer keys: a (stable) radix sort on CPU from 32,768 keys.
+        torch.sort(keys, stable=stable, out=(keys, order))
         sorted_keys, sorted_codes = keys, codes
         codes.copy_(codes.index_select(0, order))
     else:
-        sorted_keys, order = torch.sort(keys, stable=True)
+        sorted_keys, order = torch.sort(keys, stable=stable)
         sorted_codes = codes.index_select(0, order)
     pos = sorted_codes == positive
     neg = (sorted_codes != EMPTY_CODE).logical_xor_(pos)

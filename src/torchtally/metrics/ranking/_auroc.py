@@ -262,14 +262,18 @@ class AUROCMetric(Metric):
             return binned_auroc_compute(self.histogram, self.average)
         # Renew stale fill notes (after a compiled step, a merge or a load): compute then
         # reads only the filled rows, and later eager updates append in place again.
-        self._known_cat_fill("score_bits", read=True)
+        fill = self._known_cat_fill("score_bits", read=True)
         self._known_cat_fill("codes", read=True)
         bits, _ = self._cat_values("score_bits")
         codes, _ = self._cat_values("codes")
         # Binary: sort the buffer itself (a stable sort keeps the filled rows first), which
-        # saves a sorted copy of it; the stored samples are unchanged, only reordered.
+        # saves a sorted copy of it; the stored samples are unchanged, only reordered. With a
+        # current fill the rows are the filled ones alone, and need no stable sort.
         in_place = self.num_classes is None
-        return exact_auroc_compute(bits, codes, self.num_classes, self.average, in_place=in_place)
+        filled = fill is not None and bits.shape[0] == fill
+        return exact_auroc_compute(
+            bits, codes, self.num_classes, self.average, in_place=in_place, filled=filled
+        )
 
     def error_bound(self) -> Tensor:
         """Bound on |this metric's value - the exact AUROC| (0 in exact mode), shaped like
