@@ -38,6 +38,12 @@ DEFAULT_CAPACITY = 1 << 16
 
 #: Exact mode's `cat` states, appended together (their fill counts always agree).
 _STATES = ("score_bits", "codes")
+#: torch sorts 1-D integer tensors of this many keys or more by radix on CPU
+#: (`at::internal::GRAIN_SIZE`), fewer by comparison.
+_RADIX_ROWS = 1 << 15
+#: From this many samples, binary compute sorts `_RADIX_ROWS` rows (padded with empty ones)
+#: rather than the samples alone: the measured crossover (8,192: 0.82x as fast; 12,000: 1.09x).
+_PADDED_FROM = 12_288
 #: The buffers an eager in-place append writes: the states and their fill counts.
 _APPEND_NAMES = ("score_bits", "codes", "score_bits_count", "codes_count")
 
@@ -271,6 +277,18 @@ class AUROCMetric(Metric):
         # current fill the rows are the filled ones alone, and need no stable sort.
         in_place = self.num_classes is None
         filled = fill is not None and bits.shape[0] == fill
+        assert self.capacity is not None  # exact mode
+        if in_place and filled and _PADDED_FROM <= bits.shape[0] < _RADIX_ROWS <= self.capacity:
+            # CPU sorts by comparison below _RADIX_ROWS keys (35-50 ns a key from 6,400) and
+            # by radix from there (~8): sort that many rows, the samples and empty rows made
+            # after them (the largest key, code 0; a stable sort keeps them last, and they
+            # count as no class). 12,000-25,600 samples: 1.1-2.3x faster.
+            state = self.__dict__["_buffers"]
+            bits = dict.__getitem__(state, "score_bits")[:_RADIX_ROWS]
+            codes = dict.__getitem__(state, "codes")[:_RADIX_ROWS]
+            bits[fill:].fill_(torch.iinfo(bits.dtype).max)
+            codes[fill:].zero_()
+            filled = False
         return exact_auroc_compute(
             bits, codes, self.num_classes, self.average, in_place=in_place, filled=filled
         )
