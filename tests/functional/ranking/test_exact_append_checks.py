@@ -139,10 +139,13 @@ def test_keys_turn_back_into_the_bits(patterns: list[int]) -> None:
     assert _keys_to_bits_(bits_to_keys_(wide.clone())).tolist() == expected_wide
 
 
-@pytest.mark.parametrize("classes", [2, 3, 10])
-def test_grouped_multiclass_compute_matches_sklearn(classes: int) -> None:
+@pytest.mark.parametrize(
+    ("rows", "classes"), [(3000, 2), (3000, 3), (3000, 10), (2048, 8), (4095, 8), (4096, 8)]
+)
+def test_grouped_multiclass_compute_matches_sklearn(rows: int, classes: int) -> None:
+    # one sort of rows x classes keys: by comparison, padded to 32,768 keys from 16,384, or
+    # 32,768 and more (a radix sort either way)
     g = np.random.default_rng(classes)
-    rows = 3000
     labels = g.integers(0, classes, rows)
     scores = g.integers(0, 40, (rows, classes)) / 39  # many ties per class
     bits, codes = exact_auroc_update(torch.from_numpy(labels), torch.from_numpy(scores), classes)
@@ -151,3 +154,24 @@ def test_grouped_multiclass_compute_matches_sklearn(classes: int) -> None:
     for c in range(classes):
         expected = roc_auc_score(labels == c, rounded[:, c])
         assert float(got[c]) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_compute_paths_compile_to_one_graph() -> None:
+    # compute runs inside compiled steps too: each path, traced whole, gives the eager value
+    g = torch.Generator().manual_seed(8)
+    for rows, classes in ((3000, 10), (500, 3), (20_000, None)):
+        labels = torch.randint(0, classes or 2, (rows,), generator=g)
+        scores = (
+            torch.rand(rows, classes, generator=g) if classes else torch.rand(rows, generator=g)
+        )
+        bits, codes = exact_auroc_update(labels, scores, classes)
+        for in_place in (False, True) if classes is None else (False,):
+            compiled = torch.compile(
+                lambda b, c, n=classes, p=in_place: exact_auroc_compute(
+                    b, c, n, "none", in_place=p
+                ),
+                fullgraph=True,
+            )
+            expected = exact_auroc_compute(bits.clone(), codes.clone(), classes, "none")
+            assert torch.equal(compiled(bits.clone(), codes.clone()), expected)
