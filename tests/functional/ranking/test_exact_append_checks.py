@@ -140,10 +140,10 @@ def test_keys_turn_back_into_the_bits(patterns: list[int]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("rows", "classes"), [(3000, 2), (3000, 3), (3000, 10), (2048, 8), (4095, 8), (4096, 8)]
+    ("rows", "classes"), [(3000, 2), (3000, 3), (3000, 10), (3072, 8), (4095, 8), (4096, 8)]
 )
 def test_grouped_multiclass_compute_matches_sklearn(rows: int, classes: int) -> None:
-    # one sort of rows x classes keys: by comparison, padded to 32,768 keys from 16,384, or
+    # one sort of rows x classes keys: by comparison, padded to 32,768 keys from 24,576, or
     # 32,768 and more (a radix sort either way)
     g = np.random.default_rng(classes)
     labels = g.integers(0, classes, rows)

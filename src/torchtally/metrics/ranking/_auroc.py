@@ -11,6 +11,7 @@ from torch import Tensor
 from torchtally._errors import check_choice, check_int
 from torchtally.functional._checks import count_nonfinite, count_nonfinite_rows
 from torchtally.functional.ranking._auroc import (
+    _RADIX_KEYS,
     AVERAGES,
     exact_auroc_compute,
     exact_auroc_update,
@@ -38,12 +39,12 @@ DEFAULT_CAPACITY = 1 << 16
 
 #: Exact mode's `cat` states, appended together (their fill counts always agree).
 _STATES = ("score_bits", "codes")
-#: torch sorts 1-D integer tensors of this many keys or more by radix on CPU
-#: (`at::internal::GRAIN_SIZE`), fewer by comparison.
-_RADIX_ROWS = 1 << 15
-#: From this many samples, binary compute sorts `_RADIX_ROWS` rows (padded with empty ones)
-#: rather than the samples alone: the measured crossover (8,192: 0.82x as fast; 12,000: 1.09x).
-_PADDED_FROM = 12_288
+#: From this many samples, binary compute sorts `_RADIX_KEYS` rows (padded with empty ones),
+#: by radix, rather than the samples alone by comparison. The comparison sort's speed depends
+#: on the scores: distinct (random) ones are 1.1x faster padded from 12,000 samples, but a few
+#: repeated values are 1.65x slower at 12,800; from 20,480 padding is 2x faster for the one
+#: and at most 1.12x slower for the other.
+_PADDED_FROM = 20_480
 #: The buffers an eager in-place append writes: the states and their fill counts.
 _APPEND_NAMES = ("score_bits", "codes", "score_bits_count", "codes_count")
 
@@ -278,14 +279,14 @@ class AUROCMetric(Metric):
         in_place = self.num_classes is None
         filled = fill is not None and bits.shape[0] == fill
         assert self.capacity is not None  # exact mode
-        if in_place and filled and _PADDED_FROM <= bits.shape[0] < _RADIX_ROWS <= self.capacity:
-            # CPU sorts by comparison below _RADIX_ROWS keys (35-50 ns a key from 6,400) and
+        if in_place and filled and _PADDED_FROM <= bits.shape[0] < _RADIX_KEYS <= self.capacity:
+            # CPU sorts by comparison below _RADIX_KEYS keys (35-50 ns a key from 6,400) and
             # by radix from there (~8): sort that many rows, the samples and empty rows made
             # after them (the largest key, code 0; a stable sort keeps them last, and they
-            # count as no class). 12,000-25,600 samples: 1.1-2.3x faster.
+            # count as no class). 20,480-32,000 random scores: 2-3x faster.
             state = self.__dict__["_buffers"]
-            bits = dict.__getitem__(state, "score_bits")[:_RADIX_ROWS]
-            codes = dict.__getitem__(state, "codes")[:_RADIX_ROWS]
+            bits = dict.__getitem__(state, "score_bits")[:_RADIX_KEYS]
+            codes = dict.__getitem__(state, "codes")[:_RADIX_KEYS]
             bits[fill:].fill_(torch.iinfo(bits.dtype).max)
             codes[fill:].zero_()
             filled = False
