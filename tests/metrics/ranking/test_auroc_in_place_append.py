@@ -306,3 +306,38 @@ def test_multiclass_compute_of_few_or_many_rows_matches_sklearn(
             assert torch.isnan(got[c])
         else:
             assert float(got[c]) == pytest.approx(roc_auc_score(truth, scores[:, c]), abs=1e-12)
+
+
+@pytest.mark.parametrize("samples", [20_479, 20_480, 32_767])
+def test_compute_of_a_padded_radix_sort_keeps_the_samples(samples: int) -> None:
+    # 20,480 to 32,767 samples: compute sorts 32,768 rows, the samples and empty rows it makes
+    # after them (a radix sort); the value is scikit-learn's, the buffer keeps its samples
+    # first and empty rows after, and later appends, merges and computes stay exact
+    g = torch.Generator().manual_seed(samples)
+    labels = torch.randint(0, 2, (samples + 500,), generator=g)
+    scores = (torch.rand(samples + 500, generator=g) * 64).round() / 64  # ties
+    # a NaN whose bits are the largest key, that of the empty rows, and -0.0
+    scores[:2] = torch.tensor([2**31 - 1, 0], dtype=torch.int32).view(torch.float32)
+    scores[1] = -0.0
+    metric = AUROCMetric(capacity=40_000, check_values=False)
+    metric.update(labels[:samples], scores[:samples])
+    stored = sorted(zip(metric.score_bits[:samples].tolist(), metric.codes[:samples].tolist()))
+    assert _in_place(metric)
+    finite = ~scores[:samples].isnan()
+    # a NaN score (allowed without checks) ranks above every number: as 2 for the oracle
+    oracle = torch.where(finite, scores[:samples], 2.0)
+    expected = roc_auc_score(labels[:samples].numpy(), oracle.numpy())
+    assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
+    kept = sorted(zip(metric.score_bits[:samples].tolist(), metric.codes[:samples].tolist()))
+    zero = [(0 if bits == -(2**31) else bits, code) for bits, code in stored]  # -0.0 as 0.0
+    assert kept == sorted(zero)
+    assert int(metric.codes[samples:].count_nonzero()) == 0
+    assert bool((metric.score_bits[samples:-1] == torch.iinfo(torch.int32).max).all())
+    metric.update(labels[samples:], scores[samples:])
+    other = AUROCMetric(capacity=40_000, check_values=False)
+    other.update(labels[:100], scores[:100])
+    everything = torch.cat([labels, labels[:100]])
+    ranked = torch.cat([scores, scores[:100]])
+    ranked = torch.where(ranked.isnan(), 2.0, ranked)
+    merged = float(metric.merge_state(other).compute())
+    assert merged == pytest.approx(roc_auc_score(everything.numpy(), ranked.numpy()), abs=1e-12)

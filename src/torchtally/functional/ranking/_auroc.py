@@ -52,6 +52,7 @@ def exact_auroc_compute(
     average: str = "macro",
     *,
     in_place: bool = False,
+    filled: bool = False,
 ) -> Tensor:
     """AUROC from stored score bits and label codes (rows with code 0 are ignored).
 
@@ -65,6 +66,8 @@ def exact_auroc_compute(
             `codes` permuted alike, and turn them back into bits, instead of working on a
             copy. The rows keep their (score, code) pairs, so a buffer of samples stays a valid
             buffer of the same samples, needing no sorted copy.
+        filled: With `in_place`: the rows are exactly a buffer's filled rows (no empty rows
+            after them to keep there), so their sort need not be stable (see `_unstable`).
 
     Returns:
         float64: 0-d, or `(num_classes,)` for `average="none"`. NaN where a class has no
@@ -77,11 +80,18 @@ def exact_auroc_compute(
             f"Received: bits.shape={tuple(bits.shape)}, codes.shape={tuple(codes.shape)}"
         )
     if num_classes is None:
-        if not in_place:  # work on private copies, sorted in place
-            bits, codes = bits.clone(), codes.clone()
+        if not in_place:
+            # A private copy of the keys, never turned back into bits: few rows sort out of
+            # place (no copy of the codes, fewer ops), many in place (less memory).
+            keys = bits_to_keys_(bits.clone())
+            if keys.shape[0] <= _COPIED_ROWS:
+                return _ratio(*_twice_mann_whitney_u(keys, codes, 2, in_place=False, stable=False))
+            counted = _twice_mann_whitney_u(keys, codes.clone(), 2, in_place=True, stable=False)
+            return _ratio(*counted)
         keys = bits_to_keys_(bits)
-        result = _ratio(*_twice_mann_whitney_u(keys, codes, positive=2, in_place=True))
-        bits_to_keys_(keys)  # back to bits
+        # A stable sort keeps a buffer's empty rows (the largest key) after its samples
+        result = _ratio(*_twice_mann_whitney_u(keys, codes, 2, in_place=True, stable=not filled))
+        _keys_to_bits_(keys)
         return result
     rows = bits.shape[0]
     if bits.dtype == torch.int32 and 0 < rows <= _GROUPED_ROWS:
@@ -95,7 +105,7 @@ def exact_auroc_compute(
         return average_classes(_ratio(twice_u, positives, negatives), average)
     per_class = torch.stack(
         [
-            _ratio(*_twice_mann_whitney_u(_column_keys(bits, c), codes, c + 1, False))
+            _ratio(*_twice_mann_whitney_u(_column_keys(bits, c), codes, c + 1, False, False))
             for c in range(num_classes)
         ]
     )
@@ -138,6 +148,19 @@ def auroc(
 _GROUPED_ROWS = 1 << 14
 #: Rows x classes per grouped sort (a few MiB of int64 temporaries).
 _GROUP_ELEMENTS = 1 << 18
+#: torch sorts 1-D integer tensors of this many keys or more by radix on CPU
+#: (`at::internal::GRAIN_SIZE`), fewer by comparison (35-50 ns a key from 6,400 keys).
+_RADIX_KEYS = 1 << 15
+#: From this many composite keys, a grouped multiclass sort pads them to `_RADIX_KEYS`: a
+#: comparison sort's speed depends on the scores, and from here padding is 1.4-2x faster for
+#: distinct (random) ones and at most 1.13x slower for a few repeated values (at 16,384 keys:
+#: 1.03x faster and 1.45x slower).
+_PADDED_KEYS = 24_576
+#: Binary compute of a private copy of at most this many rows sorts it out of place (a few
+#: MiB at most).
+_COPIED_ROWS = 1 << 16
+#: Below this many rows, a sum of counts each at most the row count fits int32 (rows^2 < 2^31).
+_INT32_SUM_ROWS = 46340
 
 
 def _twice_mann_whitney_u_classes(
@@ -156,13 +179,22 @@ def _twice_mann_whitney_u_classes(
     # an explicit copy: `contiguous()` may return a view (one row), which keys would overwrite
     columns = bits[:, first : first + classes].t()
     keys = bits_to_keys_(columns.clone(memory_format=torch.contiguous_format))
-    composite = keys.to(torch.int64)
+    elements = classes * rows
+    # CPU sorts by comparison below _RADIX_KEYS keys and by radix from there: from
+    # _PADDED_KEYS, sort _RADIX_KEYS keys, those larger than every column's after the columns
+    padded_keys = _RADIX_KEYS if _PADDED_KEYS <= elements < _RADIX_KEYS and bits.is_cpu else 0
+    composite = torch.empty(max(elements, padded_keys), dtype=torch.int64, device=device)
+    composite[elements:].fill_(classes << 32)
+    columns_composite = composite[:elements].view(classes, rows)
+    columns_composite.copy_(keys)
     del keys
     prefix = torch.arange(classes, dtype=torch.int64, device=device).mul_(1 << 32).add_(1 << 31)
-    composite.add_(prefix[:, None])
-    sorted_keys, order = torch.sort(composite.view(-1), stable=True)
-    del composite
-    sorted_keys = sorted_keys.view(classes, rows)
+    columns_composite.add_(prefix[:, None])
+    # the column prefixes keep each column's rows together, and the order of tied rows
+    # changes no count: a stable sort only where it is the faster (see `_unstable`)
+    sorted_keys, order = torch.sort(composite, stable=not _unstable(composite.shape[0]))
+    del composite, columns_composite
+    sorted_keys, order = sorted_keys[:elements].view(classes, rows), order[:elements]
     # flat position of each column's first row: the sort's indices are flat positions too
     offsets = torch.arange(0, classes * rows, rows, dtype=torch.int64, device=device)[:, None]
     sorted_codes = codes[order.view(classes, rows).sub_(offsets)]
@@ -176,23 +208,47 @@ def _twice_mann_whitney_u_classes(
     starts = torch.arange(rows, dtype=torch.int32, device=device).expand(classes, rows).clone()
     starts[:, 1:].masked_fill_(sorted_keys[:, 1:] == sorted_keys[:, :-1], -1)
     del sorted_keys
-    group_start = starts.cummax(1).values.add_(offsets.to(torch.int32)).view(-1)
+    # flat positions in `counts` below, whose rows are one longer
+    padded = torch.arange(0, classes * (rows + 1), rows + 1, dtype=torch.int32, device=device)
+    group_start = starts.cummax(1).values.add_(padded[:, None]).view(-1)
     del starts
-    counts = torch.empty((classes, rows), dtype=torch.int32, device=device)
+    # counts[c, i]: column c's `counted` rows before row i (an exclusive running count)
+    counts = torch.empty((classes, rows + 1), dtype=torch.int32, device=device)
+    counts[:, 0] = 0
 
     def before_group(counted: Tensor, over: Tensor) -> Tensor:
         # per column: the `counted` rows before each row's tie group, summed over `over` rows
-        counts[:, 0] = 0
-        counts[:, 1:].copy_(counted[:, :-1])
-        counts.cumsum_(1)
+        # (a copy into the strided view, not `out=` it: compiled graphs take contiguous outs)
+        counts[:, 1:] = torch.cumsum(counted, 1, dtype=torch.int32)
         found = torch.index_select(counts.view(-1), 0, group_start).view(classes, rows)
-        return found.masked_fill_(over.logical_not(), 0).sum(1, dtype=torch.int64)
+        # int32 sums are exact here (rows^2 < 2^31)
+        return found.mul_(over).sum(1, dtype=torch.int32)
 
     pos_before = before_group(pos, neg)
     neg_before = before_group(neg, pos)
     num_pos, num_neg = torch.count_nonzero(pos, dim=1), torch.count_nonzero(neg, dim=1)
     # 2U per column, as in _twice_mann_whitney_u
     return num_pos * num_neg + neg_before - pos_before, num_pos, num_neg
+
+
+#: Below this many keys an unstable sort, where allowed, is the faster on CPU (6,400 random
+#: int32 keys: 2.5x; 64 distinct keys repeated 100 times: 1.3x). From about 10,000 keys
+#: the unstable comparison sort (introsort) slows down on repeated runs of keys (12,800 keys,
+#: 128 distinct repeated: 2x slower than stable), so sorts from there stay stable.
+_UNSTABLE_BELOW = 8192
+
+
+def _unstable(keys: int) -> bool:
+    """Whether to sort `keys` keys unstably when the order of ties does not matter."""
+    return keys < _UNSTABLE_BELOW
+
+
+def _keys_to_bits_(keys: Tensor) -> Tensor:
+    """In place: `bits_to_keys_`'s inverse for keys it made (three ops where it takes five:
+    no key is -1, the key -0.0 had, so nothing needs that fix on the way back)."""
+    return keys.bitwise_xor_(
+        (keys >> (torch.iinfo(keys.dtype).bits - 1)) & torch.iinfo(keys.dtype).max
+    )
 
 
 def _column_keys(bits: Tensor, column: int) -> Tensor:
@@ -211,10 +267,11 @@ def _ratio(twice_u: Tensor, positives: Tensor, negatives: Tensor) -> Tensor:
 
 
 def _twice_mann_whitney_u(
-    keys: Tensor, codes: Tensor, positive: int, in_place: bool
+    keys: Tensor, codes: Tensor, positive: int, in_place: bool, stable: bool = True
 ) -> tuple[Tensor, Tensor, Tensor]:
     """`(2U, P, N)` over one column of keys: rows coded `positive` against the other non-empty
-    rows.
+    rows. `stable`: whether the sort keeps tied rows in their order (only an in-place sort of
+    a buffer with empty rows needs it; no count depends on it).
 
     This runs over millions of rows, so it reuses buffers instead of allocating one per step
     (on CPU, first-touching fresh memory costs as much as the arithmetic). The peak beyond
@@ -228,12 +285,12 @@ def _twice_mann_whitney_u(
     index_dtype = torch.int32 if rows < 2**31 - 1 else torch.int64
     if in_place:
         order = torch.empty(rows, dtype=torch.int64, device=keys.device)
-        # 1-D integer keys: a (stable) radix sort on CPU.
-        torch.sort(keys, stable=True, out=(keys, order))
+        # 1-D integer keys: a (stable) radix sort on CPU from 32,768 keys.
+        torch.sort(keys, stable=stable or not _unstable(rows), out=(keys, order))
         sorted_keys, sorted_codes = keys, codes
         codes.copy_(codes.index_select(0, order))
     else:
-        sorted_keys, order = torch.sort(keys, stable=True)
+        sorted_keys, order = torch.sort(keys, stable=stable or not _unstable(rows))
         sorted_codes = codes.index_select(0, order)
     pos = sorted_codes == positive
     neg = (sorted_codes != EMPTY_CODE).logical_xor_(pos)
@@ -252,8 +309,9 @@ def _twice_mann_whitney_u(
     torch.cummax(starts, 0, out=(group_start, order))
     del order
     # Per row, the positives (negatives) that sort strictly before its tie group, masked to
-    # the negative (positive) rows, summed.
-    counts = torch.empty_like(starts)
+    # the negative (positive) rows, summed. `counts[i]` is a running count over rows < i.
+    counts = torch.empty(rows + 1, dtype=starts.dtype, device=starts.device)
+    counts[0] = 0
     pos_before = _sum_before_group(pos, neg, group_start, counts, starts)
     neg_before = _sum_before_group(neg, pos, group_start, counts, starts)
     num_pos, num_neg = torch.count_nonzero(pos), torch.count_nonzero(neg)  # no int64 copy
@@ -267,18 +325,19 @@ def _twice_mann_whitney_u(
 def _sum_before_group(
     counted: Tensor, over: Tensor, group_start: Tensor, counts: Tensor, out: Tensor
 ) -> Tensor:
-    """Sum over the rows in `over` of the `counted` rows before their tie group (int64 0-d).
-    `counts` and `out` are scratch buffers of `group_start`'s dtype and shape."""
-    counts[0] = 0
-    counts[1:].copy_(counted[:-1])
-    counts.cumsum_(0)  # exclusive running count of `counted`
+    """Sum over the rows in `over` of the `counted` rows before their tie group (0-d).
+    `counts` (one row longer, `counts[0] == 0`) and `out` are scratch buffers of
+    `group_start`'s dtype."""
+    # counts[i]: the `counted` rows before row i (an exclusive running count, in one op)
+    torch.cumsum(counted, 0, dtype=counts.dtype, out=counts[1:])
     torch.index_select(counts, 0, group_start, out=out)
-    out.masked_fill_(over.logical_not(), 0)
+    out.mul_(over)  # zero outside `over`: one op where a mask's negation and a fill take two
     return _chunked_sum(out)
 
 
 def _chunked_sum(values: Tensor) -> Tensor:
-    """Exact int64 sum of non-negative int32 counts, each at most `len(values)`.
+    """Exact sum of non-negative int32 counts, each at most `len(values)` (int32 when the
+    count of values guarantees it fits, else int64).
 
     `Tensor.sum` of int32 first copies the whole tensor to int64; summing rows of a 2-D view
     in int32 (each row small enough not to overflow) and then the row sums avoids that copy.
@@ -286,6 +345,8 @@ def _chunked_sum(values: Tensor) -> Tensor:
     total = values.shape[0]
     if values.dtype != torch.int32 or total < 2:
         return values.sum()
+    if total <= _INT32_SUM_ROWS:  # the whole sum fits int32
+        return values.sum(dtype=torch.int32)
     width = max(1, (2**31 - 1) // total)
     whole = total - total % width
     head = values[:whole].view(-1, width).sum(1, dtype=torch.int32)

@@ -11,14 +11,23 @@ import math
 from collections.abc import Sequence
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor
 
 from torchtally._errors import check_int
-from torchtally.functional._checks import check_same_shape, check_tensor, count_outside
+from torchtally.functional._checks import (
+    check_same_shape,
+    check_tensor,
+    count_nonfinite,
+    count_nonfinite_rows,
+    count_outside,
+)
 
 __all__ = [
     "check_score_range",
+    "count_invalid_classes",
     "count_invalid_labels",
+    "count_nonfinite_score_rows",
     "flatten_scores",
 ]
 
@@ -79,6 +88,42 @@ def count_invalid_labels(labels: Tensor, num_classes: int | None) -> Tensor | No
     if labels.is_floating_point():
         return torch.count_nonzero(torch.logical_and(labels != 0, labels != 1))
     return torch.count_nonzero(labels & -2)  # one pass: zero exactly for 0 and 1
+
+
+def count_invalid_classes(labels: Tensor, num_classes: int) -> Tensor:
+    """`count_outside(labels, 0, num_classes)` (a 0-d count), in one bitwise pass when the
+    classes are a power of two: an int32/int64 label is in `[0, 2**k)` iff its bits above the
+    lowest k are zero (a negative label has its sign bit set), where clamping and comparing
+    the labels take two passes and a slow bool compare (2.4x slower at 2**18 labels)."""
+    if labels.dtype in (torch.int64, torch.int32) and num_classes & (num_classes - 1) == 0:
+        return torch.count_nonzero(labels & -num_classes)
+    return count_outside(labels, 0, num_classes)
+
+
+#: Up to this many classes, `count_nonfinite_score_rows` takes row maxima with `max_pool1d`:
+#: CPU `amax` over a short last dimension is not vectorized (2**18 x 10 float32 scores: 2.3 ms,
+#: 7x a copy of them), where pooling windows of `num_classes` scores costs 0.25-0.6x that;
+#: from about 32 classes `amax` is faster again (vectorized along the row).
+_POOLED_CLASSES = 16
+
+
+def count_nonfinite_score_rows(scores: Tensor) -> Tensor | None:
+    """`count_nonfinite_rows` of `(N, C)` class scores (rows whose maximum is NaN or
+    infinite), the same count taken faster for an eager CPU float32/float64 batch of few
+    classes: each row's maximum by a pooling window over it (NaN propagates through the
+    window's maximum as through `amax`; a row of only -inf has the maximum -inf)."""
+    classes = scores.shape[-1] if scores.dim() == 2 else 0
+    if (
+        1 < classes <= _POOLED_CLASSES
+        and scores.shape[0] > 0
+        and scores.dtype in (torch.float32, torch.float64)
+        and scores.is_contiguous()
+        and scores.is_cpu
+        and not torch.compiler.is_compiling()
+    ):
+        peaks = F.max_pool1d(scores.view(1, 1, -1), classes, classes)
+        return count_nonfinite(peaks.view(-1))
+    return count_nonfinite_rows(scores)
 
 
 def check_score_range(score_range: Sequence[float]) -> tuple[float, float]:
