@@ -14,7 +14,7 @@ from torch import Tensor
 
 from torchtally._errors import tracing
 
-__all__ = ["BLOCK_ELEMENTS", "blocked", "eager_at_least"]
+__all__ = ["BLOCK_ELEMENTS", "add_pieces", "blocked", "eager_at_least"]
 
 #: Elements per block (a 1 MiB float32 temporary).
 BLOCK_ELEMENTS = 1 << 18
@@ -48,3 +48,13 @@ def blocked(
         return None
     size = BLOCK_ELEMENTS if block_elements is None else block_elements
     return max(1, size // max(1, row_elements))
+
+
+def add_pieces(totals: tuple[Tensor, ...] | None, pieces: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
+    """The running totals of a blocked loop: the first block's pieces themselves (no zeros
+    made for them), then each later block's added to them in place."""
+    if totals is None:
+        return pieces
+    for total, piece in zip(totals, pieces, strict=True):
+        total.add_(piece)
+    return totals

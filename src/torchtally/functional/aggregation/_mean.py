@@ -7,7 +7,7 @@ from typing import cast
 import torch
 from torch import Tensor
 
-from torchtally.functional._blocks import blocked, eager_at_least
+from torchtally.functional._blocks import add_pieces, blocked, eager_at_least
 from torchtally.functional._checks import check_same_shape
 from torchtally.functional.regression._workspace import float64_scratch, scratch_allowed
 
@@ -94,20 +94,15 @@ def _per_value_weights(value: Tensor, weight: Tensor) -> tuple[Tensor, Tensor]:
         return torch.dot(value64, weight64), weight64.sum()
     flat_v, flat_w = value.view(-1), weight.view(-1)
     scratch_v, scratch_w = float64_scratch(2, rows)
-    weighted: Tensor | None = None
-    total: Tensor | None = None
+    totals: tuple[Tensor, ...] | None = None
     for start in range(0, flat_v.shape[0], rows):
         block = flat_v[start : start + rows]
         size = block.shape[0]
         value64 = scratch_v[:size].copy_(block)
         weight64 = scratch_w[:size].copy_(flat_w[start : start + rows])
-        piece, piece_total = torch.dot(value64, weight64), weight64.sum()
-        if weighted is None or total is None:
-            weighted, total = piece, piece_total
-        else:
-            weighted.add_(piece)
-            total.add_(piece_total)
-    assert weighted is not None and total is not None  # blocked() never splits an empty batch
+        totals = add_pieces(totals, (torch.dot(value64, weight64), weight64.sum()))
+    assert totals is not None  # blocked() never splits an empty batch
+    weighted, total = totals
     return weighted, total
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from torchtally.functional._blocks import blocked
+from torchtally.functional._blocks import add_pieces, blocked
 from torchtally.functional._checks import check_same_shape, count_nonfinite
 from torchtally.functional.regression._workspace import (
     float64_scratch,
@@ -132,8 +132,7 @@ def _error_sum_checked(
         return plain, count_nonfinite(labels), count_nonfinite(predictions)
     flat_p, flat_y = _flat(predictions), _flat(labels)
     scratch, scratch_y = float64_scratch(2, min(rows, flat_p.shape[0]))
-    total: Tensor | None = None
-    label_total: Tensor | None = None
+    totals: tuple[Tensor, ...] | None = None
     for start in range(0, flat_p.shape[0], rows):
         block = _block(flat_p, start, rows)
         size = block.shape[0]
@@ -142,13 +141,11 @@ def _error_sum_checked(
         predictions64 = leading(scratch, size).copy_(block)
         predictions64.nan_to_num_(PREDICTION_MARK, PREDICTION_MARK, PREDICTION_MARK)
         label_piece = labels64.sum()
-        piece = _piece_sum(predictions64.sub_(labels64), absolute)
-        if total is None or label_total is None:
-            total, label_total = piece, label_piece
-        else:
-            total.add_(piece)
-            label_total.add_(label_piece)
-    assert total is not None and label_total is not None  # blocked() never splits an empty batch
+        totals = add_pieces(
+            totals, (_piece_sum(predictions64.sub_(labels64), absolute), label_piece)
+        )
+    assert totals is not None  # blocked() never splits an empty batch
+    total, label_total = totals
     # Each sum is a whole number of marks, or far below one mark: scaled by the mark's
     # (exact, power-of-two) inverse and truncated, the count.
     prediction_mark = PREDICTION_MARK * PREDICTION_MARK if not absolute else PREDICTION_MARK
