@@ -65,6 +65,35 @@ def _host_prologue(
     return metric._boundary(names, args, kwargs)
 
 
+def _run_counted(
+    metric: Metric,
+    update: Callable[..., Any],
+    own_dtype: bool,
+    names: tuple[str, ...],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    boundary_done: bool = False,
+) -> Any:
+    """Run a subclass's `update` and, for the outermost call (not one metric's update calling
+    another's), its host work first and the count and cache invalidation after. Plain
+    attributes are written through __dict__: nn.Module.__setattr__ (which looks for
+    parameters, buffers and submodules first) costs more than some tensor ops."""
+    state = metric.__dict__
+    outermost = state["_update_depth"] == 0
+    if outermost and not boundary_done:
+        args, kwargs = _host_prologue(metric, own_dtype, names, args, kwargs)
+    state["_update_depth"] += 1
+    try:
+        result = update(metric, *args, **kwargs)
+    finally:
+        state["_update_depth"] -= 1
+    if outermost:
+        # The (1,) buffer itself: `metric._num_updates` goes through __getattr__ and a 0-d view.
+        state["_buffers"]["_num_updates"].add_(1)
+        state["_cached"] = None
+    return result
+
+
 def _traced_update(
     metric: Metric,
     update: Callable[..., Any],
@@ -73,30 +102,17 @@ def _traced_update(
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
 ) -> Any:
-    """An update traced into a compiled step: the eager path's counting without its host
-    paths. The update adds to the state as it is (held eager batches commute with it), so its
-    reads need not look at them (a guard on them would recompile the step with each held
-    cycle). A module-level function taking what it needs as arguments: Dynamo guards on
-    every function a trace reaches through a closure, per metric class, on every call (a
-    compiled step's guard checks grow with them), where a global is guarded once."""
-    state = metric.__dict__
-    outermost = state["_update_depth"] == 0
-    # Marked before the first read of the state and cleared after the last (the count).
+    """An update traced into a compiled step: `_run_counted` marked as such for its reads of
+    the state. The update adds to the state as it is (held eager batches commute with it), so
+    its reads need not look at them (a guard on them would recompile the step with each held
+    cycle). Module-level functions taking what they need as arguments: Dynamo guards on every
+    function a trace reaches through a closure, per metric class, on every call (a compiled
+    step's guard checks grow with them), where a global is guarded once."""
     _coalesce.enter_traced_update()
     try:
-        if outermost:
-            args, kwargs = _host_prologue(metric, own_dtype, names, args, kwargs)
-        state["_update_depth"] += 1
-        try:
-            result = update(metric, *args, **kwargs)
-        finally:
-            state["_update_depth"] -= 1
-        if outermost:
-            state["_buffers"]["_num_updates"].add_(1)
-            state["_cached"] = None
+        return _run_counted(metric, update, own_dtype, names, args, kwargs)
     finally:
         _coalesce.exit_traced_update()
-    return result
 
 
 def _count_update(update: _F) -> _F:
@@ -223,22 +239,7 @@ def _count_update(update: _F) -> _F:
     def _update_body(
         self: Metric, args: tuple[Any, ...], kwargs: dict[str, Any], boundary_done: bool = False
     ) -> Any:
-        outermost = self._update_depth == 0
-        if outermost and not boundary_done:
-            args, kwargs = _prologue(self, args, kwargs)
-        # Plain attributes written through __dict__: nn.Module.__setattr__ (which looks for
-        # parameters, buffers and submodules first) costs more than some tensor ops.
-        state = self.__dict__
-        state["_update_depth"] += 1
-        try:
-            result = update(self, *args, **kwargs)
-        finally:
-            state["_update_depth"] -= 1
-        if outermost:
-            # The (1,) buffer itself: `self._num_updates` goes through __getattr__ and a 0-d view.
-            state["_buffers"]["_num_updates"].add_(1)
-            state["_cached"] = None
-        return result
+        return _run_counted(self, update, own_dtype, names, args, kwargs, boundary_done)
 
     # Its own code object per metric class too, should Dynamo ever compile it as a frame.
     _update_body.__code__ = _update_body.__code__.replace()
