@@ -1002,8 +1002,12 @@ class Metric(nn.Module, ABC):
         # A Python float weight keeps its float64 value (float32 would round it, and flush 1e-200 to zero).
         exact = torch.float64 if name in _WEIGHT_ARGUMENTS and type(value) is float else None
         try:
+            if type(value) in (int, float, bool):
+                # A fill on the metric's device: the number travels as a kernel argument,
+                # where a host tensor copied to a GPU synchronizes (`weight=batch_size`).
+                return torch.full((), value, dtype=exact, device=state_device)
             return torch.as_tensor(value, dtype=exact, device=state_device)
-        except (TypeError, ValueError, RuntimeError) as error:
+        except (TypeError, ValueError, RuntimeError, OverflowError) as error:
             raise TypeError(
                 f"Argument `{name}` must be a tensor or convertible to one (a number, a "
                 f"rectangular list of numbers or a numpy array). Received: "

@@ -40,9 +40,11 @@ def psnr_update(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor, Tensor, 
     diff = preds.to(torch.float64) - target.to(torch.float64)
     t = target.to(torch.float64)
     empty = t.numel() == 0
-    low = t.new_tensor(math.inf) if empty else t.amin()
-    high = t.new_tensor(-math.inf) if empty else t.amax()
-    return diff.square().sum(), t.new_tensor(float(t.numel())), low, high
+    # new_full, not new_tensor: a fill from a host number is a kernel argument, where a copy
+    # of a host tensor to a GPU synchronizes (and cannot be captured in a CUDA graph).
+    low = t.new_full((), math.inf) if empty else t.amin()
+    high = t.new_full((), -math.inf) if empty else t.amax()
+    return diff.square().sum(), t.new_full((), float(t.numel())), low, high
 
 
 def psnr_compute(

@@ -32,7 +32,8 @@ def hamming_update(
         )
     correct = ((preds > threshold) == (target > 0)).to(torch.float64)
     if weights is None:
-        return correct.sum(), correct.new_tensor(float(correct.numel()))
+        # new_full: a host number filled in on the device, no host-to-device copy (a sync)
+        return correct.sum(), correct.new_full((), float(correct.numel()))
     check_tensor("weights", weights)
     if weights.shape != preds.shape[:1]:
         raise ValueError(

@@ -352,7 +352,8 @@ def query_statistics(
     total = torch.where(counted, values * w, 0.0).sum()
     minimum = torch.where(counted, values, float("inf")).amin() if values.numel() else None
     maximum = torch.where(counted, values, float("-inf")).amax() if values.numel() else None
-    inf = torch.tensor(float("inf"), dtype=torch.float64, device=values.device)
+    # torch.full, not torch.tensor: a copy of a host tensor to a GPU synchronizes
+    inf = torch.full((), float("inf"), dtype=torch.float64, device=values.device)
     return (
         total,
         w.sum(),

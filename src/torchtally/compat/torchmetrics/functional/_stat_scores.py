@@ -195,7 +195,8 @@ def exact_match_update(
         target_c, counted, invalid = _targets(target, 2, ignore_index)
         right = (predicted == target_c) | ~counted
         rows = _labels_last(right, num_classes).all(-1)
-        return rows.sum(), torch.tensor(rows.numel(), device=preds.device), invalid
+        # torch.full, not torch.tensor: a copy of a host tensor to a GPU synchronizes
+        return rows.sum(), torch.full((), rows.numel(), device=preds.device), invalid
     if preds.dim() == target.dim() + 1:
         predicted = preds.argmax(1)
         valid_pred = torch.ones_like(predicted, dtype=torch.bool)
@@ -205,7 +206,7 @@ def exact_match_update(
     target_c, counted, invalid = _targets(target, num_classes, ignore_index)
     right = ((predicted == target_c) & valid_pred) | ~counted
     samples = right.reshape(right.shape[0], -1).all(-1)
-    total = torch.tensor(samples.numel(), device=preds.device)
+    total = torch.full((), samples.numel(), device=preds.device)
     return samples.sum(), total, invalid + (~valid_pred).sum()
 
 
