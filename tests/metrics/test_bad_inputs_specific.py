@@ -92,6 +92,20 @@ def test_strings_and_ragged_lists_are_clear_errors() -> None:
         MSEMetric().update([[1.0], [1.0, 2.0]], [1.0, 2.0])
 
 
+def test_python_numbers_keep_their_value_and_out_of_range_ones_are_clear_errors() -> None:
+    """Numbers are filled in on the metric's device (no host tensor copied over): the weight
+    keeps its float64 value, and an integer beyond int64 names the argument."""
+    tiny = MeanMetric()
+    tiny.update(torch.tensor([1.0, 3.0]), weight=1e-200)  # float32 would make it 0 / 0
+    assert float(tiny) == 2.0
+    mean = MeanMetric()
+    mean.update(torch.tensor([1.0, 3.0]), weight=1)
+    mean.update(torch.tensor([5.0]), weight=3)
+    assert float(mean) == pytest.approx((4.0 + 15.0) / 5.0)
+    with pytest.raises(TypeError, match=r"Argument `weight` must be a tensor or convertible"):
+        MeanMetric().update(torch.ones(2), weight=2**70)
+
+
 def test_meta_tensors_are_refused() -> None:
     with pytest.raises(ValueError, match=r"Argument `value` must hold data on the metric"):
         MeanMetric().update(torch.ones(3, device="meta"))
