@@ -87,6 +87,7 @@ class Contender:
 
 
 def _library(metric: Any, *inputs: torch.Tensor) -> Contender:
+    metric = metric.to(DEVICE)
     return Contender(lambda: metric.update(*inputs), metric.reset, metric.compute, metric, inputs)
 
 
@@ -100,7 +101,7 @@ def with_compiled(group: dict[str, Contender]) -> dict[str, Contender]:
     """Add the `compile_update()` contender: a fresh copy of the torchtally metric, compiled
     (and with `--compare-dynamic` one compiled with `dynamic=True`, every size symbolic)."""
     ours = group["torchtally"]
-    compiled = copy.deepcopy(ours.metric).compile_update()
+    compiled = copy.deepcopy(ours.metric).compile_update(**COMPILE_KWARGS)
     group = {**group, COMPILED: _ours(compiled, *ours.inputs)}
     if COMPARE_DYNAMIC:
         dynamic = copy.deepcopy(ours.metric).compile_update(dynamic=True)
@@ -118,7 +119,7 @@ def first_call_s(contender: Contender) -> float:
 
 
 def _raw_state(size: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
-    return torch.zeros(size, dtype=dtype)
+    return torch.zeros(size, dtype=dtype, device=DEVICE)
 
 
 def _raw(update: Callable[[], object], state: torch.Tensor) -> Contender:
@@ -127,7 +128,7 @@ def _raw(update: Callable[[], object], state: torch.Tensor) -> Contender:
 
 def _raw_copy(*inputs: torch.Tensor, capacity: int) -> Contender:
     """One slice copy of each input into a preallocated buffer: the floor for a tensor state."""
-    buffers = [torch.empty(capacity, *x.shape[1:], dtype=x.dtype) for x in inputs]
+    buffers = [torch.empty(capacity, *x.shape[1:], dtype=x.dtype, device=x.device) for x in inputs]
     offset = [0]
 
     def update() -> None:
@@ -152,8 +153,8 @@ def contenders(family: str, n: int, classes: int, capacity: int) -> dict[str, Co
     import torchtally.metrics as tt
 
     g = torch.Generator().manual_seed(0)
-    labels = torch.randint(0, classes, (n,), generator=g)
-    scores = torch.randn(n, max(classes, 2), generator=g)
+    labels = torch.randint(0, classes, (n,), generator=g).to(DEVICE)
+    scores = torch.randn(n, max(classes, 2), generator=g).to(DEVICE)
     if family == "accuracy":
         acc = _raw_state(2)
 
@@ -236,7 +237,10 @@ def contenders(family: str, n: int, classes: int, capacity: int) -> dict[str, Co
             "raw torch": _raw(raw_binned, histogram),
             "torchtally": _ours(tt.AUROCMetric(num_bins=200), binary, probs),
             "TorchMetrics": _library(tm.BinaryAUROC(thresholds=200), probs, binary),
-            "torcheval": _library(te.BinaryBinnedAUROC(threshold=200), probs, binary),
+            # its thresholds tensor is no state: `.to()` leaves it behind, `device=` does not
+            "torcheval": _library(
+                te.BinaryBinnedAUROC(threshold=200, device=DEVICE), probs, binary
+            ),
         }
     target, prediction = scores[:, 0].contiguous(), (scores[:, 0] + 0.1 * scores[:, 1])
     if family == "MSE":
@@ -305,8 +309,14 @@ def _inner(n: int, classes: int) -> int:
 
 
 CLOCK: Callable[[], float] = time.thread_time
+#: Where inputs, states and every contender's metric live (`--device`); on CUDA each timed
+#: window ends with a device synchronize, and the clock is wall time.
+DEVICE = torch.device("cpu")
+SYNC: Callable[[], None] | None = None
 #: Whether the grid times the `compile_update()` contender too (`--no-compile-update`: not).
 COMPILE_UPDATE = True
+#: `torch.compile` arguments of that contender (`--compile-mode reduce-overhead`: CUDA graphs).
+COMPILE_KWARGS: dict[str, Any] = {}
 #: Whether it also times `compile_update(dynamic=True)` (`--compare-dynamic`).
 COMPARE_DYNAMIC = False
 
@@ -326,6 +336,7 @@ def measure_case(family: str, n: int, classes: int, rounds: int) -> dict[str, An
         inner=inner,
         prepare={name: c.reset for name, c in group.items()},
         clock=CLOCK,
+        sync=SYNC,
         finish={name: c.finish for name, c in group.items() if c.finish is not None},
     )
     us = {name: t.median_us for name, t in timings.items()}
@@ -372,6 +383,7 @@ def measure_eval(family: str, n: int, classes: int, rounds: int) -> dict[str, An
         warmup=1,
         prepare={name: c.reset for name, c in group.items()},
         clock=CLOCK,
+        sync=SYNC,
         finish={name: c.finish for name, c in group.items() if c.finish is not None},
     )
     ms = {name: t.median_s * 1e3 for name, t in timings.items()}
@@ -390,9 +402,9 @@ def capacity_scaling(rounds: int, capacities: tuple[int, ...]) -> list[dict[str,
     from torchtally.metrics import AUROCMetric
 
     g = torch.Generator().manual_seed(1)
-    labels = torch.randint(0, 2, (10_000,), generator=g)
-    probs = torch.rand(10_000, generator=g)
-    metrics = {capacity: AUROCMetric(capacity=capacity) for capacity in capacities}
+    labels = torch.randint(0, 2, (10_000,), generator=g).to(DEVICE)
+    probs = torch.rand(10_000, generator=g).to(DEVICE)
+    metrics = {capacity: AUROCMetric(capacity=capacity).to(DEVICE) for capacity in capacities}
 
     def refill(metric: AUROCMetric) -> Callable[[], None]:
         def run() -> None:  # untimed: a fresh state (and no cached value) before each sample
@@ -408,6 +420,7 @@ def capacity_scaling(rounds: int, capacities: tuple[int, ...]) -> list[dict[str,
         warmup=1,
         prepare={str(c): refill(m) for c, m in metrics.items()},
         clock=CLOCK,
+        sync=SYNC,
     )
     rows = []
     for capacity in capacities:
@@ -508,10 +521,18 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--only", nargs="+", choices=FAMILIES)
     parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
     parser.add_argument(
+        "--device", default="cpu", help="cpu or cuda (on cuda: wall clock, synchronized windows)"
+    )
+    parser.add_argument(
         "--no-compile-update", action="store_true", help="skip the compile_update() contender"
     )
     parser.add_argument(
         "--compile-cache", action="store_true", help="keep torch's compile caches on"
+    )
+    parser.add_argument(
+        "--compile-mode",
+        default=None,
+        help="torch.compile mode of the compile_update() contender (e.g. reduce-overhead)",
     )
     parser.add_argument(
         "--compare-dynamic",
@@ -519,10 +540,17 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         help="also time compile_update(dynamic=True) against the default (batch dim dynamic)",
     )
     args = parser.parse_args(argv)
-    global CLOCK, COMPILE_UPDATE, COMPARE_DYNAMIC
+    global CLOCK, COMPILE_UPDATE, COMPARE_DYNAMIC, DEVICE, SYNC
+    DEVICE = torch.device(args.device)
+    if DEVICE.type == "cuda":
+        # The GPU works after the host returns: only wall time to a synchronize counts it.
+        args.clock = "wall"
+        SYNC = torch.cuda.synchronize
     CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
     COMPILE_UPDATE = not args.no_compile_update
     COMPARE_DYNAMIC = COMPILE_UPDATE and args.compare_dynamic
+    if args.compile_mode:
+        COMPILE_KWARGS["mode"] = args.compile_mode
     if COMPILE_UPDATE and not args.compile_cache:
         # Every first call a cold compile, as a user's first run (not a cache hit of the
         # same graph compiled for an earlier case).
@@ -551,7 +579,9 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         capacities = (1 << 16, 1 << 20) if args.quick else (1 << 16, 1 << 20, 1 << 23)
         capacity_scaling(max(3, rounds // 2), capacities)
     if rows:
-        print(json.dumps({**summarize(rows, eval_rows), "clock": args.clock}), flush=True)
+        device = torch.cuda.get_device_name(DEVICE) if DEVICE.type == "cuda" else "cpu"
+        summary = {**summarize(rows, eval_rows), "clock": args.clock, "device": device}
+        print(json.dumps(summary), flush=True)
     return rows
 
 
