@@ -52,6 +52,14 @@ SECTIONS: dict[str, tuple[str, list[str], list[str], str]] = {
     ),
 }
 GPU_SECTION = ("bench_gpu_step", [], ["--steps", "50"], "GPU: training step with six metrics")
+# The eager grid again on the GPU (wall clock to a synchronize), without the compile_update
+# contender: a cold compile per case costs minutes of a lent GPU's time.
+GPU_GRID_SECTION = (
+    "bench_eager_grid",
+    ["--device", "cuda", "--no-compile-update", "--rounds", "5"],
+    ["--device", "cuda", "--no-compile-update", "--quick"],
+    "GPU: eager update grid on CUDA vs every peer",
+)
 
 
 def _versions() -> dict[str, str]:
@@ -65,8 +73,8 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def _machine() -> dict[str, Any]:
-    return {
+def _machine(device: str = "cpu") -> dict[str, Any]:
+    machine = {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "platform": platform.platform(),
         "processor": platform.processor() or platform.machine(),
@@ -74,6 +82,12 @@ def _machine() -> dict[str, Any]:
         "python": platform.python_version(),
         **_versions(),
     }
+    if device == "cuda":
+        import torch
+
+        machine["gpu"] = torch.cuda.get_device_name()
+        machine["torch"] = torch.__version__  # the build (+cuXXX), not only the release
+    return machine
 
 
 def _run_section(module: str, args: list[str]) -> tuple[list[dict[str, Any]], str, str, int]:
@@ -100,7 +114,8 @@ def run(quick: bool, only: list[str] | None, device: str) -> Path:
     sections = dict(SECTIONS)
     if device == "cuda":
         sections["gpu"] = GPU_SECTION
-    machine = _machine()
+        sections["gpu_grid"] = GPU_GRID_SECTION
+    machine = _machine(device)
     report = [
         "# torchtally benchmarks",
         "",
@@ -174,11 +189,13 @@ def latest_markdown(results: Path) -> str:
         "machine load).",
         "",
     ]
-    order = [*SECTIONS, "gpu"]
+    order = [*SECTIONS, "gpu", "gpu_grid"]
     for name in sorted(newest, key=lambda n: order.index(n) if n in order else len(order)):
         stem, date, machine, section = newest[name]
         title = section.get("title") or _title(name)
         where = f"{machine.get('cpus', '?')} cpus, torch {machine.get('torch', '?')}"
+        if machine.get("gpu"):
+            where = f"{machine['gpu']}, {where}"
         source = f"Run {date} ({where}): `{stem}.md`."
         report += _section_markdown({**section, "title": title}, source)
     return "\n".join(report)
@@ -187,7 +204,7 @@ def latest_markdown(results: Path) -> str:
 def _title(name: str) -> str:
     if name in SECTIONS:
         return SECTIONS[name][3]
-    return GPU_SECTION[3] if name == "gpu" else name
+    return {"gpu": GPU_SECTION[3], "gpu_grid": GPU_GRID_SECTION[3]}.get(name, name)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -195,7 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     runner = commands.add_parser("run", help="run the benchmark sections")
     runner.add_argument("--quick", action="store_true", help="smaller sizes, fewer rounds")
-    runner.add_argument("--only", nargs="+", choices=[*SECTIONS, "gpu"], help="sections to run")
+    runner.add_argument(
+        "--only", nargs="+", choices=[*SECTIONS, "gpu", "gpu_grid"], help="sections to run"
+    )
     runner.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     args = parser.parse_args(argv)
     path = run(args.quick, args.only, args.device)

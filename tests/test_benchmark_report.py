@@ -31,3 +31,14 @@ def test_latest_takes_each_section_from_its_newest_full_run(tmp_path: Path) -> N
     assert "`results-20260102-0000.md`" in text and "`results-20260101-0000.md`" in text
     # sections in the report's order: the grid (10.) before the step (11.)
     assert text.index("title grid") < text.index("title step")
+
+
+def test_a_gpu_run_names_its_gpu_and_follows_the_cpu_sections(tmp_path: Path) -> None:
+    _write(tmp_path, "20260101-0000", False, {"grid": [{"v": "cpu grid"}]})
+    data = json.loads((tmp_path / "results-20260101-0000.json").read_text())
+    data["machine"]["gpu"] = "NVIDIA H200"
+    data["sections"] = {"gpu_grid": {"title": "t gpu", "rows": [{"v": "g"}], "returncode": 0}}
+    (tmp_path / "results-20260102-0000.json").write_text(json.dumps(data))
+    text = latest_markdown(tmp_path)
+    assert "(NVIDIA H200, 2 cpus, torch 2.13.0+cpu): `results-20260102-0000.md`" in text
+    assert text.index("title grid") < text.index("t gpu")
