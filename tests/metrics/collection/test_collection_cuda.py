@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import pytest
 import torch
+from benchmarks.bench_gpu_step import CLASSES, six_torchtally
 from torch import Tensor, nn
 
 import torchtally.metrics as tt
@@ -19,20 +20,12 @@ import torchtally.metrics as tt
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
 CUDA = torch.device("cuda")
-CLASSES, FEATURES, ROWS, STEPS = 10, 32, 64, 6
+FEATURES, ROWS, STEPS = 32, 64, 6
 
 
 def six_metrics() -> tt.MetricCollection:
-    return tt.MetricCollection(
-        {
-            "accuracy": tt.AccuracyMetric(),
-            "precision": tt.PrecisionMetric(CLASSES, average_type="macro"),
-            "recall": tt.RecallMetric(CLASSES, average_type="macro"),
-            "f1": tt.F1ScoreMetric(CLASSES, average_type="macro"),
-            "top3": tt.TopKAccuracyMetric(3),
-            "auroc": tt.AUROCMetric(CLASSES, num_bins=256),
-        }
-    )
+    """The GPU step benchmark's six metrics (accuracy, macro P/R/F1, top-3, binned AUROC)."""
+    return six_torchtally(torch.device("cpu"))
 
 
 def model() -> nn.Module:
