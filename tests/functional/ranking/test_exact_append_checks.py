@@ -74,6 +74,24 @@ def test_nonfinite_score_rows_named_cases() -> None:
     assert int(count_nonfinite_score_rows(wide)) == 2  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("classes", [2, 10, 16])
+def test_nonfinite_score_rows_of_a_batch_pooled_in_blocks(classes: int) -> None:
+    """Batches over one pooling block (2**17 scores): rows with a special value at each
+    block's first and last row, and in between, are each counted once."""
+    rows = 3 * (1 << 17) // classes + 5
+    scores = torch.rand(rows, classes, generator=torch.Generator().manual_seed(classes))
+    block_rows = (1 << 17) // classes
+    edges = [0, block_rows - 1, block_rows, 2 * block_rows - 1, 2 * block_rows, rows - 1, 777]
+    for row, value in zip(edges, [float("nan"), float("inf"), -float("inf")] * 3, strict=False):
+        scores[row, row % classes] = value
+    scores[block_rows + 1] = -float("inf")  # a whole row of -inf
+    expected = _rows_oracle(scores.double().numpy())
+    assert expected == 6  # a -inf beside finite scores (rows block_rows, rows - 1) is no error
+    for dtype in (torch.float32, torch.float64):
+        counted = count_nonfinite_score_rows(scores.to(dtype))
+        assert counted is not None and int(counted) == expected
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     labels=st.lists(st.integers(-(2**40), 2**40) | st.integers(-3, 70), min_size=0, max_size=30),
