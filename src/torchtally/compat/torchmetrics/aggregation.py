@@ -20,6 +20,14 @@ __all__ = ["MaxMetric", "MeanMetric", "MinMetric", "RunningMean", "RunningSum", 
 _STRATEGIES = ("error", "warn", "ignore", "disable")
 
 
+def _float64(values: Any, device: torch.device) -> Tensor:
+    """`values` as a float64 tensor on `device`. A Python number (the default `weight=1.0`) is
+    filled in there: a tensor made from host data and copied to a GPU would synchronize."""
+    if isinstance(values, (int, float)):
+        return torch.full((), float(values), dtype=torch.float64, device=device)
+    return torch.as_tensor(values, dtype=torch.float64, device=device)
+
+
 def _check_strategy(nan_strategy: Any) -> str | float:
     if nan_strategy in _STRATEGIES or (
         isinstance(nan_strategy, float) and not isinstance(nan_strategy, bool)
@@ -43,12 +51,11 @@ class _Aggregator(Metric):
 
     def _clean(self, value: Any, weight: Any = None) -> tuple[Tensor, Tensor, Tensor]:
         """Float64 values, weights broadcast to them (0 where a value is dropped), NaN count."""
-        value = torch.as_tensor(value, dtype=torch.float64, device=self._num_updates.device)
-        value = value.double()
+        value = _float64(value, self._num_updates.device)
         weight = (
             torch.ones_like(value)
             if weight is None
-            else torch.as_tensor(weight, device=value.device).double().broadcast_to(value.shape)
+            else _float64(weight, value.device).broadcast_to(value.shape)
         )
         nan = value.isnan() | weight.isnan()
         if isinstance(self.nan_strategy, float):
