@@ -3,7 +3,9 @@
 `torch.compile(fullgraph=True)` alone is no proof: in torch 2.13 it admits `.item()` and
 `bincount` by turning their results into data-dependent ("unbacked") symbols. So
 `assert_traceable` runs the metric under plain `FakeTensorMode`, where every op that must read
-data raises, and inspects the compiled graph for unbacked symbols.
+data raises, and inspects the compiled graph for unbacked symbols. Neither sees a copy of host
+data to the device (`torch.tensor(x, device=...)`), which on a GPU synchronizes and cannot be
+captured in a CUDA graph: `assert_no_host_copies` looks for those, without a GPU.
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ import torch._dynamo.testing
 from torch import Tensor, nn
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
-from torch.utils._pytree import tree_map
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves, tree_map
 
 from torchtally.metrics import Metric
 
-__all__ = ["TraceReport", "assert_traceable"]
+__all__ = ["TraceReport", "assert_no_host_copies", "assert_traceable"]
 
 
 @dataclass
@@ -105,6 +109,92 @@ def _assert_same(expected: Any, actual: Any, what: str) -> None:
         raise AssertionError(f"compiled and eager {what} differ: {error}") from error
 
 
+#: Tensor constructors that copy host data (a number, a list, a CPU tensor) to their device.
+_FROM_HOST_DATA = {
+    torch.tensor: "torch.tensor()",
+    torch.as_tensor: "torch.as_tensor()",
+    Tensor.new_tensor: "Tensor.new_tensor()",
+}
+_COPIES = {torch.ops.aten._to_copy.default, torch.ops.aten.copy_.default}
+
+
+class _MadeFromHostData(TorchFunctionMode):
+    """Records each tensor made off the CPU from host data (`torch.tensor`, `torch.as_tensor`,
+    `Tensor.new_tensor`)."""
+
+    def __init__(self, seen: list[str]) -> None:
+        super().__init__()
+        self.seen = seen
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        made = func(*args, **kwargs)
+        if func in _FROM_HOST_DATA and isinstance(made, Tensor) and not made.is_cpu:
+            data = args[1] if func is Tensor.new_tensor else args[0] if args else kwargs["data"]
+            if not (isinstance(data, Tensor) and data.device == made.device):
+                self.seen.append(f"{_FROM_HOST_DATA[func]} of host data")
+        return made
+
+
+class _CopiedFromTheCpu(TorchDispatchMode):
+    """Records each copy of a CPU tensor into a tensor on another device."""
+
+    def __init__(self, seen: list[str]) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]  # untyped in torch
+        self.seen = seen
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        if func in _COPIES:
+            sources = [a for a in tree_leaves(args) if isinstance(a, Tensor)]
+            targets = [o for o in tree_leaves(out) if isinstance(o, Tensor)]
+            if any(s.is_cpu for s in sources) and any(not t.is_cpu for t in targets):
+                self.seen.append(f"a CPU tensor copied over (aten.{func.__name__})")
+        return out
+
+
+def assert_no_host_copies(metric: Metric, *args: Any, **kwargs: Any) -> None:
+    """Assert that `metric.update(*args, **kwargs)` copies no host data to the metric's device.
+
+    On a GPU a tensor made from host data (`torch.tensor(x, device=...)`, `t.new_tensor(x)`,
+    `torch.as_tensor([...], device=...)`) or a CPU tensor moved over is a copy that
+    synchronizes with the host, and a CUDA graph cannot capture it. This is checked without a
+    GPU: copies of the metric and of the inputs go to the meta device, one update runs
+    unchecked (set-up on first use may move constants once), and two more are recorded. A fill
+    (`torch.full`, `Tensor.new_full`) passes its number as a kernel argument and is no copy.
+    `assert_traceable` runs this check too.
+
+    Args:
+        metric: The metric to check (left untouched).
+        *args: Example positional inputs to `update`.
+        **kwargs: Example keyword inputs to `update`.
+
+    Example:
+        >>> from torchtally.metrics import MeanMetric
+        >>> assert_no_host_copies(MeanMetric(), torch.tensor([1.0, 2.0]), weight=2)
+    """
+    if not isinstance(metric, Metric):
+        raise TypeError(
+            f"Argument `metric` must be a torchtally Metric. Received: {type(metric).__name__}"
+        )
+    meta = torch.device("meta")
+    on_meta = copy.deepcopy(metric).to(meta)
+    moved = tree_map(lambda x: x.to(meta) if isinstance(x, Tensor) else x, (args, kwargs))
+    on_meta.update(*moved[0], **moved[1])
+    seen: list[str] = []
+    with _MadeFromHostData(seen), _CopiedFromTheCpu(seen):
+        for _ in range(2):
+            on_meta.update(*moved[0], **moved[1])
+        on_meta.flush()
+    if seen:
+        raise AssertionError(
+            f"`{type(metric).__name__}.update` copies host data to the device: "
+            f"{', '.join(dict.fromkeys(seen))}. On a GPU each copy synchronizes with the host "
+            "and cannot be captured in a CUDA graph: fill numbers in on the device "
+            "(torch.full, Tensor.new_full) and keep constants as state."
+        )
+
+
 def assert_traceable(
     metric: Metric,
     *args: Any,
@@ -122,6 +212,7 @@ def assert_traceable(
     2. `torch.compile(update, fullgraph=True)` gives one graph, with no unbacked symbols, and
        no recompile over `calls` same-shape calls.
     3. The compiled metric's state and `compute()` equal an eager copy's after `calls` calls.
+    4. `update` copies no host data to the device (`assert_no_host_copies`).
 
     Args:
         metric: The metric to check.
@@ -147,6 +238,7 @@ def assert_traceable(
             f"Argument `metric` must be a torchtally Metric. Received: {type(metric).__name__}"
         )
     _check_fake(metric, args, kwargs, with_compute=check_compute)
+    assert_no_host_copies(metric, *args, **kwargs)
 
     eager, compiled_metric = copy.deepcopy(metric), copy.deepcopy(metric)
     eager.compile_update(False)  # the reference runs eagerly, whatever `metric` was set to
