@@ -258,7 +258,11 @@ def _checked_compute(compute: _F) -> _F:
         if self._cached is not None:
             return self._cached
         self.flush()
-        with self.synced():
+        if self._should_sync():
+            with self.synced():
+                self.check_errors()
+                value = compute(self)
+        else:  # the common case, without a context manager's generator (~10 µs a compute)
             self.check_errors()
             value = compute(self)
         if isinstance(value, Tensor) and value.is_floating_point():
@@ -807,14 +811,18 @@ class Metric(nn.Module, ABC):
 
     def _cat_values(self, name: str) -> tuple[Tensor, Tensor]:
         """The `cat` state's buffer and the number of valid rows in it (a tensor)."""
+        capacity = self._buffers[name].shape[0] - 1  # type: ignore[union-attr]
+        count: Tensor = getattr(self, name + _COUNT_SUFFIX)  # the 0-d view of the (1,) state
+        return self._cat_rows(name), count.clamp(max=capacity)
+
+    def _cat_rows(self, name: str) -> Tensor:
+        """The `cat` state's buffer, without its spare row: eager, with a current fill note,
+        only the filled rows, so that compute costs in proportion to the samples seen, not to
+        the capacity (for a caller that needs no count tensor: `_cat_values` without it)."""
         buffer: Tensor = self._buffers[name]  # type: ignore[assignment]
-        count: Tensor = getattr(self, name + _COUNT_SUFFIX)
         capacity = buffer.shape[0] - 1
         fill = self._known_cat_fill(name)
-        # Eager, with a current fill note: only the filled rows, so that compute costs in
-        # proportion to the samples seen, not to the capacity.
-        rows = capacity if fill is None else min(fill, capacity)
-        return buffer[:rows], count.clamp(max=capacity)
+        return buffer[: capacity if fill is None else min(fill, capacity)]
 
     def _cat_overflow(self, name: str) -> Tensor:
         """How many rows the `cat` state `name` saw beyond its capacity (a 0-d tensor)."""
@@ -869,12 +877,17 @@ class Metric(nn.Module, ABC):
         `check_values` says: a value over the rows kept would silently differ from the value
         over the rows seen. One host read per `cat` state, skipped while tracing."""
         for name in self._cat_names():
-            lost = self._cat_overflow(name)
-            if tracing(lost):
-                return
-            dropped = int(lost)
+            capacity = self._buffers[name].shape[0] - 1  # type: ignore[union-attr]
+            fill = self._known_cat_fill(name)
+            if fill is not None:
+                # A current host note of the count (eager): no tensor ops and no read
+                dropped = max(0, fill - capacity)
+            else:
+                lost = self._cat_overflow(name)
+                if tracing(lost):
+                    return
+                dropped = int(lost)
             if dropped:
-                capacity = self._buffers[name].shape[0] - 1  # type: ignore[union-attr]
                 per_rank = self.__dict__.get("_synced_cat_counts", {}).get(name)
                 if per_rank is not None:
                     self._raise_synced_overflow(name, per_rank.tolist())

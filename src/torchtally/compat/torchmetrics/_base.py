@@ -127,7 +127,7 @@ class Metric(_TallyMetric):
             if self._reductions[name] != "cat":
                 state[name] = getattr(self, name)
             elif self._cat_whole_buffers:
-                state[name] = self._cat_values(name)[0]
+                state[name] = self._cat_rows(name)
             else:  # the filled rows: one host read of the fill count
                 state[name] = self._filled_rows(name)
         return self._value(state)

@@ -147,8 +147,7 @@ class _CurveMetric(Metric):
 
     def _exact_inputs(self) -> tuple[Tensor, Tensor, Tensor]:
         scores, count = self._cat_values("scores")
-        labels, _ = self._cat_values("labels")
-        weights, _ = self._cat_values("weights")
+        labels, weights = self._cat_rows("labels"), self._cat_rows("weights")
         unused = torch.arange(scores.shape[0], device=scores.device) >= count
         # Unused rows weigh 0: they change no count; their score sorts them last.
         scores = torch.where(unused[:, None], float("-inf"), scores)
@@ -166,8 +165,8 @@ class _CurveMetric(Metric):
             scores, count = self._cat_values("scores")
             filled = int(count)
             scores = scores[:filled]
-            labels = self._cat_values("labels")[0][:filled].to(torch.float64)
-            weights = self._cat_values("weights")[0][:filled]
+            labels = self._cat_rows("labels")[:filled].to(torch.float64)
+            weights = self._cat_rows("weights")[:filled]
             if self.average == "micro":
                 classes = scores.shape[1]
                 scores, labels = scores.reshape(-1, 1), labels.reshape(-1, 1)

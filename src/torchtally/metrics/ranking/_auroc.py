@@ -271,8 +271,7 @@ class AUROCMetric(Metric):
         # reads only the filled rows, and later eager updates append in place again.
         fill = self._known_cat_fill("score_bits", read=True)
         self._known_cat_fill("codes", read=True)
-        bits, _ = self._cat_values("score_bits")
-        codes, _ = self._cat_values("codes")
+        bits, codes = self._cat_rows("score_bits"), self._cat_rows("codes")
         # Binary: sort the buffer itself (a stable sort keeps the filled rows first), which
         # saves a sorted copy of it; the stored samples are unchanged, only reordered. With a
         # current fill the rows are the filled ones alone, and need no stable sort.

@@ -236,8 +236,7 @@ class _RetrievalMetric(Metric):
                 self.total, self.weight, self.minimum, self.maximum, self.aggregation
             )
         preds, count = self._cat_values("preds")
-        target, _ = self._cat_values("target")
-        indexes, _ = self._cat_values("indexes")
+        target, indexes = self._cat_rows("target"), self._cat_rows("indexes")
         rows = torch.arange(preds.shape[0], device=preds.device)
         valid = rows < count
         if self.ignore_index is not None:
