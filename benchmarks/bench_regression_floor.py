@@ -12,10 +12,13 @@ torcheval splits into what the contract costs and what torchtally adds:
 - `+ float32 counts`: that plus `1 + 0·x` and a nansum per input (two passes each);
 - `+ marks`: that with the counts taken from the sums instead (non-finite entries of the float64
   copies overwritten in place by finite marks, Σy counting the label marks: torchtally's way);
-- mean: the float32 sum alone, and with the count.
+- mean: the float32 sum alone, and with the count;
+- `torchtally unchecked`: torchtally's update with `check_values=False` (the float64 contract
+  alone, without the value checks).
 
 `python -m benchmarks.bench_regression_floor [--rounds R] [--sizes N ...]`; thread CPU time,
-one intra-op thread, medians in µs per update.
+one intra-op thread, medians in µs per update. torchtally's metrics run with coalescing off
+here: each call is timed as the update of that batch size, not as a copy into a staging buffer.
 """
 
 from __future__ import annotations
@@ -82,6 +85,13 @@ def _cases(n: int) -> dict[str, dict[str, Callable[[], object]]]:
             "+ float32 counts": functools.partial(counted, r2),
             "+ marks": functools.partial(marked, r2),
             "torchtally": library(ours, y, p),
+            "torchtally unchecked": library(
+                (tt.R2ScoreMetric if r2 else tt.MSEMetric)(check_values=False).coalesce_updates(
+                    False
+                ),
+                y,
+                p,
+            ),
             "TorchMetrics": library(peers[0], p, y),
             "torcheval": library(peers[1], p, y),
         }
