@@ -13,8 +13,8 @@ torcheval splits into what the contract costs and what torchtally adds:
 - `+ marks`: that with the counts taken from the sums instead (non-finite entries of the float64
   copies overwritten in place by finite marks, Σy counting the label marks: torchtally's way);
 - mean: the float32 sum alone, and with the count;
-- `torchtally unchecked`: torchtally's update with `check_values=False` (the float64 contract
-  alone, without the value checks).
+- `torchtally unchecked`: torchtally's update with `check_values=False` (its arithmetic alone,
+  float64 sums for MSE and R², without the value checks).
 
 `python -m benchmarks.bench_regression_floor [--rounds R] [--sizes N ...]`; thread CPU time,
 one intra-op thread, medians in µs per update. torchtally's metrics run with coalescing off
