@@ -83,7 +83,7 @@ def _unsorted_compute(metric: AUROCMetric) -> Callable[[], float]:
     def run() -> float:
         metric.score_bits.copy_(bits)
         metric.codes.copy_(codes)
-        metric._cached = None
+        metric._runtime.invalidate()
         return float(metric.compute())
 
     return run

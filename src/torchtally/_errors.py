@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import torch
 from torch import Tensor
 
 __all__ = [
+    "ErrorKinds",
     "MetricValueError",
     "check_choice",
     "check_int",
     "raise_for_counts",
     "register_read_guard",
     "tracing",
+    "user_stacklevel",
 ]
 
 
@@ -94,3 +96,48 @@ def check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
     if value not in choices:
         options = ", ".join(repr(c) for c in choices)
         raise ValueError(f"Argument `{name}` must be one of {options}. Received: {name}={value!r}")
+
+
+class ErrorKinds(Mapping[str, str]):
+    """The data errors a metric counts, by name: `ErrorKinds(nonfinite_values="non-finite
+    values", ...)`, read-only (a class attribute shared by every instance).
+
+    `Metric.record_errors(nonfinite_values=count)` adds to a kind by its name; `compute`
+    raises `MetricValueError` listing the descriptions of the kinds seen."""
+
+    __slots__ = ("_kinds",)
+
+    def __init__(self, **kinds: str) -> None:
+        self._kinds = dict(kinds)
+
+    def __getitem__(self, name: str) -> str:
+        return self._kinds[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._kinds)
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+    def __repr__(self) -> str:
+        return f"ErrorKinds({', '.join(f'{k}={v!r}' for k, v in self._kinds.items())})"
+
+
+_PACKAGE_DIR = __file__.rsplit("/", 1)[0] if "/" in __file__ else ""
+
+
+def user_stacklevel() -> int:
+    """The `stacklevel` that makes a warning point at the first caller outside torchtally
+    (the user's `update` call), however many of the library's frames lie between."""
+    import sys
+
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and (
+        frame.f_code.co_filename.startswith(_PACKAGE_DIR)
+        # `metric(...)` reaches `forward` through nn.Module's call machinery
+        or frame.f_code.co_filename.endswith(("torch/nn/modules/module.py",))
+    ):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level

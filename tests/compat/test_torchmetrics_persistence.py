@@ -61,7 +61,7 @@ BOOKKEEPING = {"_errors", "_num_updates"}
 
 
 def _counts(metric: ttm.Metric) -> set[str]:
-    return {metric.cat_count_name(name) for name in metric._cat_names()}
+    return {name + "_count" for name, _, r in metric.states() if r == "cat"}
 
 
 def _metric_keys(metric: ttm.Metric) -> set[str]:

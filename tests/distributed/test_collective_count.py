@@ -32,10 +32,10 @@ class _Values(Metric):
         self.register_state("values", torch.zeros(capacity), reduction="cat")
 
     def update(self, x: Tensor, *_: object) -> None:
-        self._cat_append("values", x.float())
+        self.cat_state("values").append(x.float())
 
     def compute(self) -> Tensor:
-        values, count = self._cat_values("values")
+        values, count = self.cat_state("values").values()
         return torch.where(torch.arange(values.shape[0]) < count, values, 0.0).sum()
 
 
@@ -110,10 +110,10 @@ def test_cat_overflow_on_any_rank_still_raises_after_sync(collectives: Counter) 
     metric = _Values("values", capacity=2)
     metric.update(torch.tensor([1.0, 2.0, 3.0]))  # one row past the capacity on every rank
     metric.sync()
-    assert int(metric._cat_overflow("values")) == WORLD
-    assert metric._cat_values("values")[0].tolist() == [1.0, 2.0] * WORLD
+    assert int(metric.cat_state("values").overflow()) == WORLD
+    assert metric.cat_state("values").values()[0].tolist() == [1.0, 2.0] * WORLD
     metric.unsync()
-    assert int(metric._cat_overflow("values")) == 1
+    assert int(metric.cat_state("values").overflow()) == 1
 
 
 def test_sync_twice_is_refused(collectives: Counter) -> None:

@@ -7,10 +7,11 @@ import torch
 from torch import Tensor
 
 from torchtally.metrics import AccuracyMetric, MeanMetric, Metric, MetricValueError
+from torchtally.metrics._base import ErrorKinds
 
 
 class _Sum(Metric):
-    error_kinds = ("negative values",)
+    error_kinds = ErrorKinds(negative="negative values")
 
     def __init__(self, name: str | None = None, **kwargs: object) -> None:
         super().__init__(name, **kwargs)  # type: ignore[arg-type]
@@ -20,7 +21,7 @@ class _Sum(Metric):
 
     def update(self, x: Tensor) -> None:
         if self.check_values:
-            self._record_errors((x < 0).sum())
+            self.record_errors(negative=(x < 0).sum())
         self.total.add_(x.sum())
         self.largest.copy_(torch.maximum(self.largest, x.max()))
         self.smallest.copy_(torch.minimum(self.smallest, x.min()))
@@ -30,19 +31,19 @@ class _Sum(Metric):
 
 
 class _Collect(Metric):
-    error_kinds = ("capacity exceeded",)
+    error_kinds = ErrorKinds(capacity="capacity exceeded")
 
     def __init__(self, capacity: int) -> None:
         super().__init__()
         self.register_state("values", torch.zeros(capacity), reduction="cat")
 
     def update(self, x: Tensor) -> None:
-        self._cat_append("values", x)
+        self.cat_state("values").append(x)
         if self.check_values:
-            self._record_errors(self._cat_overflow("values") - self._errors[0])
+            self.record_errors(capacity=self.cat_state("values").overflow() - self._errors[0])
 
     def compute(self) -> Tensor:
-        values, count = self._cat_values("values")
+        values, count = self.cat_state("values").values()
         keep = torch.arange(values.shape[0]) < count
         return torch.where(keep, values, 0.0).sum()
 
@@ -71,13 +72,32 @@ def test_call_runs_update_then_compute_and_float_reads_the_value() -> None:
     assert float(MeanMetric()(torch.tensor([1.0, 2.0]))) == 1.5
 
 
+class _CountedSum(_Sum):
+    def __init__(self) -> None:
+        super().__init__()
+        self.computes = 0
+
+    def compute(self) -> Tensor:
+        self.computes += 1
+        return super().compute()
+
+
 def test_compute_is_cached_until_the_next_update() -> None:
-    m = _Sum()
+    m = _CountedSum()
     m.update(torch.tensor([1.0]))
     first = m.compute()
-    assert m.compute() is first
+    assert torch.equal(m.compute(), first) and m.computes == 1
     m.update(torch.tensor([1.0]))
-    assert m.compute() is not first and float(m.compute()[0]) == 2.0
+    assert float(m.compute()[0]) == 2.0 and m.computes == 2
+
+
+def test_a_cached_value_is_handed_out_as_a_copy() -> None:
+    m = _Sum()
+    m.update(torch.tensor([1.0]))
+    m.compute().add_(100.0)  # a caller's in-place op on the value it got
+    again = m.compute()
+    again.mul_(0.0)
+    assert m.compute().tolist() == [1.0, 1.0, 1.0]
 
 
 def test_reset_keeps_addresses_and_restores_defaults() -> None:
@@ -127,14 +147,14 @@ def test_cat_state_appends_counts_overflow_and_merges() -> None:
     m.update(torch.tensor([1.0, 2.0, 3.0]))
     assert float(m.compute()) == 6.0
     m.update(torch.tensor([10.0, 20.0]))  # one row past the capacity
-    assert int(m.values_count) == 5 and int(m._cat_overflow("values")) == 1
+    assert int(m.values_count) == 5 and int(m.cat_state("values").overflow()) == 1
     with pytest.raises(MetricValueError, match=r"capacity exceeded \(1 value\)"):
         m.compute()
     a, b = _Collect(capacity=4), _Collect(capacity=4)
     a.update(torch.tensor([1.0]))
     b.update(torch.tensor([2.0, 3.0]))
     assert float(a.merge_state(b).compute()) == 6.0
-    assert a._cat_values("values")[0].tolist() == [1.0, 2.0, 3.0, 0.0]
+    assert a.cat_state("values").values()[0].tolist() == [1.0, 2.0, 3.0, 0.0]
 
 
 def test_register_state_validates_its_arguments() -> None:
@@ -233,10 +253,10 @@ class _Rows(Metric):
         self.register_state("rows", torch.zeros(capacity, 2), reduction="cat")
 
     def update(self, x: Tensor) -> None:
-        self._cat_append("rows", x)
+        self.cat_state("rows").append(x)
 
     def compute(self) -> Tensor:
-        values, count = self._cat_values("rows")
+        values, count = self.cat_state("rows").values()
         return torch.where((torch.arange(values.shape[0]) < count)[:, None], values, 0.0).sum()
 
 

@@ -32,7 +32,7 @@ def _sklearn(batches: list[tuple[torch.Tensor, torch.Tensor]]) -> float:
 
 
 def _fill_is_known(metric: AUROCMetric) -> bool:
-    return metric._known_cat_fill("score_bits") is not None
+    return metric.cat_state("score_bits").known_fill() is not None
 
 
 def test_eager_appends_use_the_note_and_are_exact() -> None:
@@ -118,7 +118,7 @@ def test_multiclass_compute_reads_only_the_filled_rows_and_is_exact() -> None:
     metric = AUROCMetric(4, capacity=1 << 16)
     metric.update(labels[:100], scores[:100])
     metric.update(labels[100:], scores[100:])
-    rows, _ = metric._cat_values("score_bits")
+    rows, _ = metric.cat_state("score_bits").values()
     assert rows.shape[0] == 300
     expected = roc_auc_score(labels.numpy(), scores.numpy(), multi_class="ovr")
     assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)

@@ -32,7 +32,7 @@ def _batches(case: Any, count: int = 9, n: int = 6) -> list[Args]:
 
 
 def _held_calls(metric: Metric) -> int:
-    stage = metric.__dict__.get("_stage")
+    stage = metric._runtime.stage
     return 0 if stage is None else stage.calls
 
 

@@ -154,11 +154,11 @@ def test_mixing_eager_and_compiled_updates_is_exact_for_a_cat_state() -> None:
         mixed.update(*positional, **keyword)
         eager.update(*positional, **keyword)
     assert mixed.num_updates == eager.num_updates == len(sizes)
-    assert int(mixed.cat_count("codes")) == sum(sizes)
+    assert int(mixed.cat_state("codes").count) == sum(sizes)
     _assert_same_state(mixed, eager)
     _assert_same_value(mixed.compute(), eager.compute())
     # Switching back on with the same options reuses the graph: no recompile.
-    assert mixed.__dict__["_compiled_callable"] is not None
+    assert mixed._runtime.compiler.run is not None
 
 
 def test_switching_back_on_reuses_the_compiled_graph() -> None:
@@ -230,9 +230,9 @@ def test_copies_pickles_and_device_moves_rebuild_the_compiled_update() -> None:
         copy.deepcopy(compiled).to("cpu"),
     ):
         assert copied.update_is_compiled
-        assert "_compiled_callable" not in copied.__dict__  # rebuilt on first use
+        assert copied._runtime.compiler.run is None  # rebuilt on first use
         _feed(copied, [second])
-        assert "_compiled_callable" in copied.__dict__
+        assert copied._runtime.compiler.run is not None
         _assert_same_value(copied.compute(), eager.compute())
     # The original is unaffected by its copies' updates.
     assert compiled.num_updates == 1

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from torchtally.metrics import AccuracyMetric
-from torchtally.metrics._base import Metric
+from torchtally.metrics._base import ErrorKinds, Metric
 
 
 def test_accuracy_counts_bad_labels_and_nonfinite_rows_separately() -> None:
@@ -28,14 +28,14 @@ def test_accuracy_counts_bad_labels_and_nonfinite_rows_separately() -> None:
 
 
 class _ThreeKinds(Metric):
-    error_kinds = ("a", "b", "c")
+    error_kinds = ErrorKinds(a="a", b="b", c="c")
 
     def __init__(self) -> None:
         super().__init__()
         self.register_state("total", torch.zeros(()))
 
     def update(self, *counts: torch.Tensor | None) -> None:
-        self._record_errors(*counts)
+        self.record_errors(**dict(zip("abc", counts)))
 
     def compute(self) -> torch.Tensor:
         return self.total

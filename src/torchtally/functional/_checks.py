@@ -12,6 +12,7 @@ from torch import Tensor
 from torchtally.functional._blocks import blocked, eager_at_least
 
 __all__ = [
+    "ErrorCounts",
     "check_broadcastable_to",
     "check_same_shape",
     "check_tensor",
@@ -21,6 +22,10 @@ __all__ = [
     "count_outside",
 ]
 
+#: Data-error counts of one batch by kind name (a key of the metric's `error_kinds`); None or
+#: a missing key: that kind cannot occur in the batch. A metric adds them with
+#: `record_errors(**counts)`.
+ErrorCounts = dict[str, Tensor | None]
 
 #: Floating dtype -> the integer dtype of the same width (a bit view for counting).
 _SAME_WIDTH_INTS = {

@@ -5,7 +5,15 @@ state tensors without reading them, `compute` returns the value, `metric(...)` d
 """
 
 from torchtally._errors import MetricValueError
-from torchtally.metrics._base import Metric, Reduction, compute_all_metrics, get_all_metrics
+from torchtally.metrics._base import (
+    CatState,
+    ErrorKinds,
+    Metric,
+    Reduction,
+    StateAllocationError,
+    compute_all_metrics,
+    get_all_metrics,
+)
 from torchtally.metrics.aggregation import LearningRateMetric, MeanMetric, PerplexityMetric
 from torchtally.metrics.calibration import CalibrationErrorMetric
 from torchtally.metrics.classification import (
@@ -57,10 +65,12 @@ __all__ = [
     "AveragePrecisionMetric",
     "BootStrapper",
     "CalibrationErrorMetric",
+    "CatState",
     "CharErrorRateMetric",
     "ClasswiseWrapper",
     "ConfusionMatrixMetric",
     "DiceCoefficientMetric",
+    "ErrorKinds",
     "F1ScoreMetric",
     "FBetaScoreMetric",
     "HammingScoreMetric",
@@ -97,6 +107,7 @@ __all__ = [
     "Running",
     "SMAPEMetric",
     "SSIMMetric",
+    "StateAllocationError",
     "TopKAccuracyMetric",
     "WordErrorRateMetric",
     "compute_all_metrics",

@@ -41,7 +41,7 @@ import torch
 from torch import Tensor
 
 if TYPE_CHECKING:
-    from torchtally.metrics._base import Metric
+    from torchtally.metrics._runtime import Runtime
 
 __all__ = [
     "Stage",
@@ -55,7 +55,6 @@ __all__ = [
     "release_buffers",
     "rows_for",
     "signature",
-    "start",
     "updating",
 ]
 
@@ -108,7 +107,7 @@ class StateBuffers(dict[str, Any]):
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
-        self.held: Metric | None = None
+        self.held: Any = None
 
     def _apply_held(self) -> None:
         if not in_compiled_update():
@@ -294,13 +293,12 @@ class Stage:
         self.fill = self.calls = 0
 
 
-def hold(metric: Metric, args: tuple[Any, ...]) -> tuple[bool, Signature | None]:
+def hold(metric: Any, runtime: Runtime, args: tuple[Any, ...]) -> tuple[bool, Signature | None]:
     """Hold the call's batch back if it can be: `(True, None)`. Else apply what is held and
     return `(False, key)`, where `key` is the signature to stage from once the caller's
     direct update of this batch succeeds (None: do not stage)."""
-    state = metric.__dict__
     found = signature(args)
-    stage: Stage | None = state.get("_stage")
+    stage = runtime.stage
     if found is None:
         if stage is not None:
             metric.flush()
@@ -318,18 +316,18 @@ def hold(metric: Metric, args: tuple[Any, ...]) -> tuple[bool, Signature | None]
         return True, None
     if stage is not None:
         metric.flush()
-        del state["_stage"]
-    if n * MIN_CALLS > rows_for(key) or state.get("_refused") == key:
+        runtime.stage = None
+    if n * MIN_CALLS > rows_for(key) or runtime.refused == key:
         return False, None  # too large a batch to gain (no allocation), or refused before
     if not metric._coalescible(args):
-        state["_refused"] = key
+        runtime.refused = key
         return False, None
     return False, key
 
 
-def cycle_started(metric: Metric) -> None:
+def cycle_started(metric: Any) -> None:
     """The metric's stage took the first batch of a cycle: from now reads of its state flush."""
-    buffers = metric.__dict__["_buffers"]
+    buffers = metric._buffers
     if type(buffers) is StateBuffers:
         buffers.held = metric
     else:  # replaced by code that does not know (it gets no guarantee): apply now
@@ -341,8 +339,3 @@ def rows_for(key: Signature) -> int:
     input's elements per row)."""
     widest = max(1 if trailing is None else math.prod(trailing) for _, trailing in key)
     return BUDGET // max(widest, 1)
-
-
-def start(metric: Metric, body: Callable[..., Any], key: Signature, args: tuple[Any, ...]) -> None:
-    """Stage the metric's next batches of signature `key` (its update of `args` succeeded)."""
-    metric.__dict__["_stage"] = Stage(body, key, args)

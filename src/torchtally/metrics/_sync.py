@@ -30,14 +30,16 @@ import threading
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 import torch.distributed as dist
 from torch import Tensor
 
-if TYPE_CHECKING:  # _base imports this module: no runtime import back
-    from torchtally.metrics._base import Metric
+from torchtally.metrics._runtime import COUNT_SUFFIX, runtime_of
+
+#: A metric, as this module sees it: `states()`, `name`, `shared_statistic()`, `_buffers`.
+Metric = Any
 
 __all__ = [
     "SyncConfigurationError",
@@ -226,7 +228,7 @@ def _first_difference(rank: int, mine: list[str], other: int, theirs: list[str])
 def _device(metrics: Sequence[Metric]) -> torch.device:
     for metric in metrics:
         for _, buffer, _ in metric.states():
-            return buffer.device
+            return buffer.device  # type: ignore[no-any-return]
     return torch.device("cpu")
 
 
@@ -237,7 +239,7 @@ def sync_states(metrics: Sequence[Metric], group: Any = None) -> None:
     metric's compute does). `unsync_states` restores the local states.
     """
     for metric in metrics:
-        metric._save_local_states()
+        _save_local_states(metric)
     pg = _group(group)
     try:
         # One sync at a time per process group: two threads computing different metrics
@@ -256,13 +258,42 @@ def sync_states(metrics: Sequence[Metric], group: Any = None) -> None:
 def unsync_states(metrics: Sequence[Metric]) -> None:
     """Restore the local states saved by `sync_states`."""
     for metric in metrics:
-        metric._restore_local_states()
+        _restore_local_states(metric)
+
+
+def _save_local_states(metric: Metric) -> None:
+    """Keep a copy of the local states, which a sync is about to replace."""
+    metric.flush()
+    runtime = runtime_of(metric)
+    if runtime.local_states is not None:
+        raise RuntimeError(
+            f"Metric `{metric.name}` is already synced; call unsync() before syncing again"
+        )
+    runtime.local_states = {n: b.clone() for n, b in metric._buffers.items() if b is not None}
+    runtime.drop_caches()
+
+
+def _restore_local_states(metric: Metric) -> None:
+    """Put back the local states saved by `_save_local_states` (no-op when not synced)."""
+    runtime = runtime_of(metric)
+    local = runtime.local_states
+    if local is None:
+        return
+    for name, value in local.items():
+        current = metric._buffers[name]
+        if current is not None and current.shape == value.shape:
+            current.copy_(value)
+        else:
+            metric._buffers[name] = value
+    runtime.local_states = None
+    runtime.synced_cat_counts = {}
+    runtime.drop_caches()
 
 
 def _reduce_groups(metrics: Sequence[Metric], pg: Any) -> None:
     groups: dict[tuple[torch.dtype, str], list[Tensor]] = defaultdict(list)
     for metric in metrics:
-        cat_counts = {metric.cat_count_name(n) for n, _, r in metric.states() if r == "cat"}
+        cat_counts = {n + COUNT_SUFFIX for n, _, r in metric.states() if r == "cat"}
         for name, buffer, reduction in metric.states():
             if reduction != "cat" and name not in cat_counts:
                 groups[(buffer.dtype, reduction)].append(buffer)
@@ -282,7 +313,7 @@ def _gather_cat_states(metrics: Sequence[Metric], pg: Any) -> None:
     if not entries:
         return
     world = dist.get_world_size(pg)
-    counts = torch.cat([m.cat_count(n).reshape(1) for m, n, _ in entries])
+    counts = torch.cat([m._buffers[n + COUNT_SUFFIX].reshape(1) for m, n, _ in entries])
     all_counts = all_gather(counts, pg, "cat fill counts (all_gather int64)")
     all_counts = all_counts.view(world, len(entries))
     by_dtype: dict[torch.dtype, list[int]] = defaultdict(list)
@@ -315,4 +346,10 @@ def _install_gathered(metric: Metric, name: str, per_rank: Tensor, counts: Tenso
     overflow = (counts - valid).sum()
     # Keep `count - capacity` equal to the rows lost on any rank, so overflow still raises.
     count = torch.where(overflow > 0, total_capacity + overflow, valid.sum())
-    metric._install_synced_cat(name, merged, count, counts)
+    # Every rank's rows replace the local ones until unsync; each rank's own count is kept for
+    # an overflow message in the rows each rank really saw.
+    metric._buffers[name] = merged
+    metric._buffers[name + COUNT_SUFFIX] = count.reshape(1)
+    runtime = runtime_of(metric)
+    runtime.synced_cat_counts[name] = counts
+    runtime.drop_caches()

@@ -161,8 +161,9 @@ def test_functional_counts_take_scores_that_require_grad(small_blocks: None) -> 
     expected = _rule_hits([x for _, x in valid], [scores[i].tolist() for i, _ in valid], 2)
     assert (int(hits), int(total)) == (expected, len(valid))
     assert errors is not None
-    assert int(errors[0]) == 300 - len(valid)
-    assert int(errors[1]) == 0
+    invalid, nonfinite = errors["invalid_labels"], errors["nonfinite_predictions"]
+    assert invalid is not None and int(invalid) == 300 - len(valid)
+    assert nonfinite is not None and int(nonfinite) == 0
 
 
 @pytest.mark.parametrize(

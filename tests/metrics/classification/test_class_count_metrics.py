@@ -30,6 +30,7 @@ from torchtally.metrics import (
     RecallMetric,
     TopKAccuracyMetric,
 )
+from torchtally.metrics.classification._class_counts import ClassStatistic
 
 C = 5  # classes in the multiclass cases
 
@@ -202,7 +203,7 @@ def _family(num_classes: int, **options: Any) -> list[Metric]:
 def test_the_family_shares_one_statistic_and_computes_from_it_alone() -> None:
     family = _family(4)
     keys = {metric.shared_statistic() for metric in family}
-    assert keys == {("class_counts", "multiclass", 4, 0.5, True, "auto")}
+    assert keys == {ClassStatistic("class_counts", "multiclass", 4, 0.5, True, "auto")}
     g = torch.Generator().manual_seed(0)
     labels, scores = torch.randint(0, 4, (50,), generator=g), torch.randn(50, 4, generator=g)
     owner = PrecisionMetric(4)

@@ -208,7 +208,9 @@ def _classification_catalog(share: bool) -> MetricCollection:
 
     return MetricCollection(
         {
-            "accuracy": AccuracyMetric(),
+            # With its classes and value checks on, accuracy is read off the counts exactly
+            # (unchecked, or without its classes, it counts invalid samples its own way).
+            "accuracy": AccuracyMetric(num_classes=4),
             "precision": PrecisionMetric(4, average_type="macro"),
             "recall": RecallMetric(4, average_type="weighted"),
             "f1": F1ScoreMetric(4, average_type="macro"),

@@ -234,16 +234,16 @@ def test_copies_pickles_and_moves_rebuild_the_graph_lazily() -> None:
     )
     for copied in copies:
         assert copied.update_is_compiled
-        assert "_compiled_callable" not in copied.__dict__  # rebuilt on first use
+        assert copied._compiler.run is None  # rebuilt on first use
     for copied in copies[:3]:
         feed(copied, [second])
-        assert "_compiled_callable" in copied.__dict__
+        assert copied._compiler.run is not None
         # Values first: compute fills derived members' states (and counters) in both.
         assert_same_values(copied.compute(), eager.compute())
         assert_same_states(copied, eager)
     assert int(compiled["mse"].num_updates) == 1  # the original is not touched
     compiled.to("cpu")
-    assert "_compiled_callable" not in compiled.__dict__
+    assert compiled._compiler.run is None
     feed(compiled, [second])
     assert_same_values(compiled.compute(), eager.compute())
 
@@ -357,7 +357,7 @@ def test_inside_an_outer_compile_the_update_is_traced_as_usual() -> None:
     for labels, predictions in regression_batches((5, 5)):
         step(labels, predictions)
         eager.update(labels, predictions)
-    assert "_compiled_callable" not in collection.__dict__
+    assert collection._compiler is None or collection._compiler.run is None
     assert_same_values(collection.compute(), eager.compute())
 
 
@@ -393,7 +393,7 @@ def test_mixing_compiled_collection_and_eager_member_updates_is_exact_for_a_cat_
         mixed["auroc"].update(labels, 1 - scores)  # a member updated on its own, eagerly
         eager["auroc"].update(labels, 1 - scores)
     assert counter.frame_count == 1
-    assert int(mixed["auroc"].cat_count("codes")) == 2 * sum(sizes)
+    assert int(mixed["auroc"].cat_state("codes").count) == 2 * sum(sizes)
     assert_same_states(mixed, eager)
     assert_same_values(mixed.compute(), eager.compute())
 

@@ -14,7 +14,7 @@ import pytest
 import torch
 from sklearn.metrics import roc_auc_score
 
-from torchtally.metrics import AUROCMetric, MetricValueError
+from torchtally.metrics import AUROCMetric, CatState, MetricValueError
 
 
 def _general(metric: AUROCMetric) -> AUROCMetric:
@@ -22,12 +22,12 @@ def _general(metric: AUROCMetric) -> AUROCMetric:
     note did not see (as a compiled step's) makes the note stale."""
     metric.codes_count.add_(0)
     metric.score_bits_count.add_(0)
-    assert metric._known_cat_fill("codes") is None
+    assert metric.cat_state("codes").known_fill() is None
     return metric
 
 
 def _in_place(metric: AUROCMetric) -> bool:
-    return metric._known_cat_fill("codes") is not None
+    return metric.cat_state("codes").known_fill() is not None
 
 
 def _binary_batches(seed: int = 0, sizes: tuple[int, ...] = (5, 0, 17, 40)):
@@ -255,7 +255,7 @@ def test_mixing_in_place_and_compiled_appends_is_exact(num_classes: int | None) 
     metric.update(labels, scores)  # the general path
     metric.compute()  # notes the count: in place again
     # and that compute read only the filled rows, not the whole capacity
-    assert metric._cat_values("score_bits")[0].shape[0] == 77
+    assert metric.cat_state("score_bits").values()[0].shape[0] == 77
     metric.update(labels, scores)
     assert _in_place(metric)
     seen_labels += [labels, labels]
@@ -272,8 +272,8 @@ def test_one_stale_note_sends_both_states_to_the_general_path() -> None:
     metric = AUROCMetric(capacity=50)
     metric.update(*batches[0])
     metric.score_bits_count.add_(0)  # only one of the two counts written behind the note
-    assert metric._known_cat_fill(("score_bits", "codes")) is None
-    assert metric._known_cat_fill("codes") == 6
+    assert CatState.common_fill((metric.cat_state("score_bits"), metric.cat_state("codes"))) is None
+    assert metric.cat_state("codes").known_fill() == 6
     metric.update(*batches[1])
     metric.update(*batches[2])
     assert int(metric.codes_count) == int(metric.score_bits_count) == 20

@@ -201,7 +201,7 @@ def test_zero_filled_rows_count_as_no_sample() -> None:
     before = metric.compute()
     metric.score_bits[5:].zero_()
     metric.codes[5:].zero_()
-    metric._cached = None
+    metric._runtime.invalidate()
     torch.testing.assert_close(metric.compute(), before)
 
 

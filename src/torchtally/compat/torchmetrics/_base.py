@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import Tensor
@@ -104,11 +104,15 @@ class Metric(_TallyMetric):
 
     def _fold(self, batch: Mapping[str, Tensor]) -> None:
         for name, value in batch.items():
-            if name == "_errors":  # data errors seen in this batch, raised by compute
-                self._record_errors(*value)
+            if name == "_errors":  # data errors seen in this batch, by kind, raised by compute
+                self.record_errors(**cast(Mapping[str, Tensor], value))
                 continue
             state: Tensor = getattr(self, name)
-            reduction = self._reductions[name]
+            reduction = self.state_reduction(name)
+            # A batch computed from inputs that carry grad (logits in a training step) must not
+            # link the states into each step's autograd graph (kept alive all epoch, and a
+            # compiled step's second backward fails); TorchMetrics updates with grad off.
+            value = value.detach()
             if reduction == "sum":
                 state.add_(value.to(state.dtype))
             elif reduction == "max":
@@ -116,7 +120,7 @@ class Metric(_TallyMetric):
             elif reduction == "min":
                 state.copy_(torch.minimum(state, value.to(state.dtype)))
             elif reduction == "cat":  # a preallocated buffer: append at the fill count
-                self._cat_append(name, value)
+                self.cat_state(name).append(value)
             else:
                 raise TypeError(f"state {name!r} with reduction {reduction!r} cannot be folded")
 
@@ -124,12 +128,12 @@ class Metric(_TallyMetric):
         """The value over everything seen since the last reset."""
         state = {}
         for name in self.state_names():
-            if self._reductions[name] != "cat":
+            if self.state_reduction(name) != "cat":
                 state[name] = getattr(self, name)
             elif self._cat_whole_buffers:
-                state[name] = self._cat_rows(name)
+                state[name] = self.cat_state(name).rows()
             else:  # the filled rows: one host read of the fill count
-                state[name] = self._filled_rows(name)
+                state[name] = self.cat_state(name).filled_rows()
         return self._value(state)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -137,7 +141,9 @@ class Metric(_TallyMetric):
         batch = _Batch(self._batch(*args, **kwargs))
         self.update(batch)
         self.check_errors()
-        return self._value({k: v for k, v in batch.items() if not k.startswith("_")})
+        value = self._value({k: v for k, v in batch.items() if not k.startswith("_")})
+        self.set_batch_value(value)  # TorchMetrics' `_forward_cache` (Lightning logs it)
+        return value
 
     def persistent(self, mode: bool = False) -> Metric:
         """Save the metric states in `state_dict()` (mode=True) or leave them out (the
@@ -161,7 +167,7 @@ class Metric(_TallyMetric):
         super()._load_from_state_dict(
             state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
         )
-        states = {prefix + name for name in self._reductions}
+        states = {prefix + name for name, _, _ in self.states()}
         missing_keys[:] = [key for key in missing_keys if key not in states]
 
     def clone(self, *args: Any, **kwargs: Any) -> Metric:

@@ -13,6 +13,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from torchtally._errors import ErrorKinds
 from torchtally.compat.torchmetrics._base import Metric, _Batch
 
 __all__ = ["MaxMetric", "MeanMetric", "MinMetric", "RunningMean", "RunningSum", "SumMetric"]
@@ -40,7 +41,7 @@ def _check_strategy(nan_strategy: Any) -> str | float:
 
 
 class _Aggregator(Metric):
-    error_kinds = ("NaN values (nan_strategy='error')",)
+    error_kinds = ErrorKinds(nan_values="NaN values (nan_strategy='error')")
     is_differentiable = None
     higher_is_better = None
 
@@ -51,7 +52,7 @@ class _Aggregator(Metric):
 
     def _clean(self, value: Any, weight: Any = None) -> tuple[Tensor, Tensor, Tensor]:
         """Float64 values, weights broadcast to them (0 where a value is dropped), NaN count."""
-        value = _float64(value, self._num_updates.device)
+        value = _float64(value, self.update_counter.device)
         weight = (
             torch.ones_like(value)
             if weight is None
@@ -66,9 +67,9 @@ class _Aggregator(Metric):
             weight = torch.where(nan, 0.0, weight)
         return value, weight, nan
 
-    def _with_errors(self, batch: dict[str, Tensor], nan: Tensor) -> dict[str, Tensor]:
+    def _with_errors(self, batch: dict[str, Any], nan: Tensor) -> dict[str, Any]:
         if self.nan_strategy == "error":
-            batch["_errors"] = nan.sum().reshape(1)
+            batch["_errors"] = {"nan_values": nan.sum()}
         return batch
 
 
@@ -165,14 +166,14 @@ class RunningMean(_Aggregator):
         batch = {"sums": (value * weight).sum().reshape(1), "weights": weight.sum().reshape(1)}
         return self._with_errors(batch, nan)
 
-    def _fold(self, batch: Mapping[str, Tensor]) -> None:
+    def _fold(self, batch: Mapping[str, Any]) -> None:
         # Overwrite the oldest slot (a scatter at a tensor index), evicting it exactly even
         # when it held a NaN or an infinity.
-        slot = torch.remainder(self._num_updates, self.window).reshape(1)
+        slot = torch.remainder(self.update_counter, self.window).reshape(1)
         self.sums.index_copy_(0, slot, batch["sums"])
         self.weights.index_copy_(0, slot, batch["weights"])
         if "_errors" in batch:
-            self._record_errors(batch["_errors"].sum())
+            self.record_errors(**batch["_errors"])
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Update, and return the mean of this batch alone (as TorchMetrics' RunningMean)."""

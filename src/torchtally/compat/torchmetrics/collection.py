@@ -69,6 +69,7 @@ class MetricCollection(nn.Module):
             values = {k: v for k, v in batch.items() if not k.startswith("_")}
             for name in group:
                 results[name] = self._inner[name]._value(values)
+                self._inner[name].set_batch_value(results[name])  # its `_forward_cache`
         return {self._key(name): results[name] for name in self._inner}
 
     def compute(self) -> dict[str, Any]:

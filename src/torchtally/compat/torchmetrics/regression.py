@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from torchtally._errors import tracing
+from torchtally._errors import ErrorKinds, tracing
 from torchtally.compat.torchmetrics._base import Metric
 
 __all__ = [
@@ -434,7 +434,7 @@ class SpearmanCorrCoef(Metric):
     rows masked): both traceable. More pairs than `capacity` raise at compute.
     """
 
-    error_kinds = ()
+    error_kinds = ErrorKinds()
     is_differentiable = False
     higher_is_better = True
     _cat_whole_buffers = True
@@ -600,7 +600,9 @@ class TweedieDevianceScore(_SumsMetric):
     `update`) are counted during `update` and raised at `compute`.
     """
 
-    error_kinds = ("values outside the Tweedie deviance's domain for this power",)
+    error_kinds = ErrorKinds(
+        values_outside_domain="values outside the Tweedie deviance's domain for this power"
+    )
     higher_is_better = False
 
     def __init__(self, power: float = 0.0, **kwargs: Any) -> None:
@@ -613,7 +615,7 @@ class TweedieDevianceScore(_SumsMetric):
         self.power = float(power)
         self._register_sums({"sum_deviance_score": (), "num_observations": ()})
 
-    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Any]:
         _check_pair(preds, target)
         p, t, power = preds.double(), target.double(), self.power
         if power == 0:
@@ -643,7 +645,7 @@ class TweedieDevianceScore(_SumsMetric):
         return {
             "sum_deviance_score": deviance.sum(),
             "num_observations": _count(p, p.numel()),
-            "_errors": invalid.sum().reshape(1),
+            "_errors": {"values_outside_domain": invalid.sum()},
         }
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:

@@ -20,7 +20,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from torchtally._errors import tracing
+from torchtally._errors import ErrorKinds, tracing
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.functional.retrieval import (
     check_retrieval_args,
@@ -47,7 +47,7 @@ class _Retrieval(Metric):
     """Shared buffer, update and compute; subclasses fix `_kind`."""
 
     _kind = ""
-    error_kinds = ("targets that are not 0/1 (negative for NDCG)",)
+    error_kinds = ErrorKinds(invalid_targets="targets that are not 0/1 (negative for NDCG)")
     higher_is_better = True
     is_differentiable = False
     _cat_whole_buffers = True  # unfilled rows have valid=False: compute stays traceable
@@ -92,7 +92,7 @@ class _Retrieval(Metric):
         self.register_state("indexes", torch.zeros(capacity, dtype=torch.int64), False, "cat")
         self.register_state("valid", torch.zeros(capacity, dtype=torch.bool), False, "cat")
 
-    def _batch(self, preds: Tensor, target: Tensor, indexes: Tensor) -> dict[str, Tensor]:
+    def _batch(self, preds: Tensor, target: Tensor, indexes: Tensor) -> dict[str, Any]:
         for name, value in (("preds", preds), ("target", target), ("indexes", indexes)):
             if not isinstance(value, Tensor):
                 raise ValueError(
@@ -123,7 +123,7 @@ class _Retrieval(Metric):
             "target": t,
             "indexes": i.long(),
             "valid": valid,
-            "_errors": invalid.sum().reshape(1),
+            "_errors": {"invalid_targets": invalid.sum()},
         }
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:

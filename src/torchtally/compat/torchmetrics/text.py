@@ -10,7 +10,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from torchtally._errors import tracing
+from torchtally._errors import ErrorKinds, tracing
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.functional.text import edit_distance, error_counts
 
@@ -31,7 +31,9 @@ class Perplexity(Metric):
     Token ids outside `[0, V)` that are not `ignore_index` are counted and raised at compute.
     """
 
-    error_kinds = ("token ids outside [0, vocabulary size) that are not ignore_index",)
+    error_kinds = ErrorKinds(
+        invalid_targets="token ids outside [0, vocabulary size) that are not ignore_index"
+    )
     higher_is_better = False
     is_differentiable = True
 
@@ -47,7 +49,7 @@ class Perplexity(Metric):
         self.register_state("total_log_probs", torch.zeros((), dtype=torch.float64), False, "sum")
         self.register_state("count", torch.zeros((), dtype=torch.float64), False, "sum")
 
-    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Any]:
         if not isinstance(preds, Tensor) or preds.dim() != 3 or not preds.is_floating_point():
             raise ValueError(
                 "Argument `preds` must be float logits of shape (batch, sequence, vocabulary); "
@@ -76,7 +78,7 @@ class Perplexity(Metric):
         return {
             "total_log_probs": -torch.where(counted, picked, 0.0).double().sum(),
             "count": counted.double().sum(),
-            "_errors": invalid.sum().reshape(1),
+            "_errors": {"invalid_targets": invalid.sum()},
         }
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
@@ -129,7 +131,7 @@ def _word_pairs(
     preds: str | list[str], target: str | list[str], metric: Metric
 ) -> list[tuple[list[str], list[str]]]:
     """Word lists of each (prediction, reference) pair; refuses a traced step (host work)."""
-    if tracing(metric._num_updates):
+    if tracing(metric.update_counter):
         raise RuntimeError(
             f"`{type(metric).__name__}` takes Python strings, which is host work: update it "
             "outside torch.compile / traced steps (after decoding the step's outputs)."

@@ -309,7 +309,9 @@ class BootStrapper(Metric):
         for name in self._base_names:
             state = getattr(base_metric, name).detach()
             stacked = state.unsqueeze(0).repeat(num_bootstraps, *([1] * state.dim()))
-            self.register_state(f"replica_{name}", stacked, False, base_metric._reductions[name])
+            self.register_state(
+                f"replica_{name}", stacked, False, base_metric.state_reduction(name)
+            )
 
     def _batch(self, *args: Any, **kwargs: Any) -> dict[str, Tensor]:
         tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]

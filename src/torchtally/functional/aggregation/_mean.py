@@ -7,7 +7,7 @@ from typing import cast
 import torch
 from torch import Tensor
 
-from torchtally.functional._blocks import add_pieces, blocked, eager_at_least
+from torchtally.functional._blocks import add_pieces, blocked
 from torchtally.functional._checks import check_same_shape
 from torchtally.functional.regression._workspace import float64_scratch, scratch_allowed
 
@@ -29,16 +29,11 @@ def _sum_to_float64(value: Tensor) -> Tensor:
 
 
 def _batch_sum(value: Tensor) -> Tensor:
-    """The sum of `value` as a 0-d tensor at float64 accuracy or (large float32 batches)
-    float32's, which a float64 state widens exactly as it adds it (no op for the widening).
+    """The sum of `value` as a float64 0-d tensor.
 
-    float32 is summed in float32 (CPU and CUDA sum pairwise, so the error stays near float32
-    rounding of the result, the precision `MeanMetric` returns): a float64 sum of float32
-    values converts a float64 copy of the whole batch first (4x the time at 2^18 elements).
-    Small batches (a one-number loss) and other dtypes (float16's small range, integers) sum
-    in float64, in one op."""
-    if value.dtype == torch.float32 and eager_at_least(value, 4096):
-        return value.sum()
+    Always summed in float64, float32 batches included: a float32 sum overflows where the
+    mean is finite (4,096 values of 1e35 sum to inf; +3e38 then -3e38 gives NaN), a silent
+    wrong number. float64 holds any sum of float32 values of a batch that fits in memory."""
     return value.sum(dtype=torch.float64)
 
 
@@ -118,9 +113,8 @@ def scalar_weight_mean_update(value: Tensor, weight: float) -> tuple[Tensor, flo
 
 
 def scalar_weight_sum(value: Tensor, weight: float) -> tuple[Tensor, float]:
-    """`scalar_weight_mean_update` for a float64 state: the weighted sum may be a float32
-    0-d tensor (a large float32 batch with weight 1, summed in float32), which the state's
-    `add_` widens exactly, one op fewer than widening it here."""
+    """`scalar_weight_mean_update` for a float64 state: the float64 weighted sum and the
+    weight total as a Python number."""
     scale = float(weight)
     if scale == 1.0:
         return _batch_sum(value), float(value.numel())

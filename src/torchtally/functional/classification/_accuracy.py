@@ -7,6 +7,7 @@ from torch import Tensor
 
 from torchtally._errors import check_int
 from torchtally.functional._checks import (
+    ErrorCounts,
     check_same_shape,
     check_tensor,
     count_nonfinite,
@@ -127,9 +128,10 @@ def accuracy_update_checked(
     num_classes: int | None = None,
     ignore_index: int | None = None,
     score_kind: str = "auto",
-) -> tuple[Tensor, Tensor | int, Tensor, Tensor | None, Tensor | None]:
+) -> tuple[Tensor, Tensor | int, ErrorCounts]:
     """`accuracy_update` plus the counts of invalid labels, invalid index predictions (see
-    `accuracy_errors`) and predictions that cannot be trusted.
+    `accuracy_errors`) and predictions that cannot be trusted, by kind name
+    (`invalid_labels`, `invalid_predictions`, `nonfinite_predictions`).
 
     For class scores that is the rows whose maximum is NaN or infinite: a NaN anywhere in a row
     makes its maximum NaN, so the rows' maxima (which the argmax computes anyway) replace a
@@ -151,7 +153,12 @@ def accuracy_update_checked(
             score_kind=score_kind,
         )
         nonfinite = count_nonfinite(predictions)
-    return (*counts, bad_labels, bad_predictions, nonfinite)
+    errors: ErrorCounts = {
+        "invalid_labels": bad_labels,
+        "invalid_predictions": bad_predictions,
+        "nonfinite_predictions": nonfinite,
+    }
+    return (*counts, errors)
 
 
 def class_score_accuracy_update(
@@ -159,12 +166,12 @@ def class_score_accuracy_update(
     predictions: object,
     num_classes: int | None,
     check_values: bool,
-) -> tuple[Tensor, int, tuple[Tensor | None, ...] | None] | None:
+) -> tuple[Tensor, int, ErrorCounts | None] | None:
     """`accuracy_update_checked` (or `accuracy_update`) of the commonest batch, `(N,)` int64
     labels and `(N, C)` class scores with no weights and no ignored label, in the fewest ops:
-    `(correct, total, errors)` with the errors in `accuracy_errors` order plus the non-finite
-    rows, then None for the two weight checks (None when not `check_values`). None for
-    anything else, which takes the ordinary path."""
+    `(correct, total, errors)` with the errors as `accuracy_update_checked` names them (None
+    when not `check_values`; index predictions and weights cannot occur). None for anything
+    else, which takes the ordinary path."""
     if not (
         isinstance(labels, Tensor)
         and isinstance(predictions, Tensor)
@@ -183,7 +190,11 @@ def class_score_accuracy_update(
     maxima, predicted = row_maxima(predictions)
     correct = torch.count_nonzero(predicted == labels)
     bad_labels = count_outside(labels, 0, predictions.shape[1])
-    return correct, labels.shape[0], (bad_labels, None, count_nonfinite(maxima), None, None)
+    errors: ErrorCounts = {
+        "invalid_labels": bad_labels,
+        "nonfinite_predictions": count_nonfinite(maxima),
+    }
+    return correct, labels.shape[0], errors
 
 
 def _accuracy_counts(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from torchtally.functional._checks import ErrorCounts
 from torchtally.functional.classification._valid_inputs import (
     classification_task,
     indicator_errors,
@@ -30,6 +31,7 @@ from torchtally.functional.classification._valid_inputs import (
 __all__ = [
     "add_class_counts",
     "class_counts",
+    "class_counts_error_counts",
     "class_counts_errors",
     "class_counts_update",
     "class_counts_width",
@@ -145,6 +147,23 @@ def class_counts_errors(
         >>> class_counts_errors(torch.tensor([0, 3]), torch.tensor([0, 1]), 3)[0]
         tensor(1)
     """
+    return tuple(
+        class_counts_error_counts(
+            labels, predictions, num_classes, multilabel=multilabel, weights=weights
+        ).values()
+    )
+
+
+def class_counts_error_counts(
+    labels: Tensor,
+    predictions: Tensor,
+    num_classes: int | None = None,
+    *,
+    multilabel: bool = False,
+    weights: Tensor | None = None,
+) -> ErrorCounts:
+    """`class_counts_errors` by kind name (the keys of `error_kinds(task)`), for a metric's
+    `record_errors(**counts)`."""
     task = classification_task(num_classes, multilabel)
     if task == "multiclass":
         return multiclass_errors(labels, predictions, int(num_classes or 0), weights)

@@ -19,6 +19,7 @@ from torch import Tensor
 from torchtally._errors import check_int, tracing
 from torchtally.functional._blocks import blocked, eager_at_least
 from torchtally.functional._checks import (
+    ErrorCounts,
     check_same_shape,
     check_tensor,
     count_negative,
@@ -82,7 +83,7 @@ def top_k_accuracy_update(
 
 def top_k_accuracy_counts(
     labels: Tensor, predictions: Tensor, k: int, check_values: bool
-) -> tuple[Tensor, Tensor, tuple[Tensor | None, ...] | None]:
+) -> tuple[Tensor, Tensor, ErrorCounts | None]:
     """Unweighted `top_k_accuracy_update` in fewer ops: the int64 counts of hits and of valid
     labels, and (with `check_values`) `top_k_accuracy_errors` with the count of labels outside
     `[0, num_classes)` read off the same comparison that makes the valid mask."""
@@ -96,12 +97,12 @@ def top_k_accuracy_counts(
     if not check_values:
         return hits, total, None
     outside = torch.rsub(total, labels.numel())
-    return hits, total, (outside, nonfinite, None, None)
+    return hits, total, {"invalid_labels": outside, "nonfinite_predictions": nonfinite}
 
 
 def _eager_counts(
     labels: Tensor, predictions: Tensor, k: int, check_values: bool
-) -> tuple[Tensor, Tensor, tuple[Tensor | None, ...] | None]:
+) -> tuple[Tensor, Tensor, ErrorCounts | None]:
     """`top_k_accuracy_counts` eagerly on CPU from the float ranks. A label outside
     `[0, num_classes)` is pushed to rank >= k through the bias of the rank sums (a 0/1 float
     per sample, times k), so the hit count needs no valid mask, and the same bias counts the
@@ -122,7 +123,7 @@ def _eager_counts(
     total = torch.rsub(bad, flat_labels.shape[0])
     if not check_values:
         return hits, total, None
-    return hits, total, (bad, nonfinite, None, None)
+    return hits, total, {"invalid_labels": bad, "nonfinite_predictions": nonfinite}
 
 
 def _hits(
@@ -310,15 +311,15 @@ def _classes(num_classes: int) -> Tensor:
 
 def top_k_accuracy_errors(
     labels: Tensor, predictions: Tensor, weights: Tensor | None = None
-) -> tuple[Tensor | None, ...]:
+) -> ErrorCounts:
     """Counts of labels outside `[0, num_classes)`, non-finite scores, negative weights and
-    NaN or infinite weights."""
-    return (
-        count_outside(labels, 0, predictions.shape[-1]),
-        count_nonfinite(predictions),
-        count_negative(weights),
-        None if weights is None else count_nonfinite(weights),
-    )
+    NaN or infinite weights, by kind name (`TopKAccuracyMetric.error_kinds`)."""
+    return {
+        "invalid_labels": count_outside(labels, 0, predictions.shape[-1]),
+        "nonfinite_predictions": count_nonfinite(predictions),
+        "negative_weights": count_negative(weights),
+        "nonfinite_weights": None if weights is None else count_nonfinite(weights),
+    }
 
 
 def top_k_accuracy_compute(hits: Tensor, total: Tensor) -> Tensor:

@@ -2,8 +2,9 @@
 
 An out-of-range label or prediction must neither crash a scatter (CPU raises, CUDA asserts)
 nor be counted silently. So every index is clamped into range and the element gets weight 0
-when it was invalid; the invalid elements are counted separately (`*_errors`) for the metric to
-raise at compute. Every choice here depends on dtypes, shapes and arguments only.
+when it was invalid; the invalid elements are counted separately (`*_errors`, by the kind
+names of `error_kinds`) for the metric to raise at compute. Every choice here depends on
+dtypes, shapes and arguments only.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_int
+from torchtally._errors import ErrorKinds, check_int
 from torchtally.functional._blocks import eager_at_least
 from torchtally.functional._checks import (
+    ErrorCounts,
     check_same_shape,
     check_tensor,
     count_negative,
@@ -40,6 +42,7 @@ __all__ = [
     "multiclass_errors",
     "multiclass_errors_from_maxima",
     "multiclass_inputs",
+    "refuse_binary_scores",
     "shared_row_maxima",
 ]
 
@@ -74,22 +77,23 @@ def classification_task(num_classes: int | None, multilabel: bool) -> str:
     return "binary" if num_classes is None else "multiclass"
 
 
-def error_kinds(task: str) -> tuple[str, ...]:
-    """The data errors counted for `task`, in the order `*_errors` returns them."""
+def error_kinds(task: str) -> ErrorKinds:
+    """The data errors counted for `task` by kind name (the same names for every task): the
+    keys `*_errors` returns counts under."""
     if task == "multiclass":
-        return (
-            "labels outside [0, num_classes)",
-            "predictions outside [0, num_classes)",
-            "non-finite predictions",
-            "negative weights",
-            "NaN or infinite weights",
+        return ErrorKinds(
+            invalid_labels="labels outside [0, num_classes)",
+            invalid_predictions="predictions outside [0, num_classes)",
+            nonfinite_predictions="non-finite predictions",
+            negative_weights="negative weights",
+            nonfinite_weights="NaN or infinite weights",
         )
-    return (
-        "labels other than 0 and 1",
-        "predictions other than 0 and 1",
-        "non-finite predictions",
-        "negative weights",
-        "NaN or infinite weights",
+    return ErrorKinds(
+        invalid_labels="labels other than 0 and 1",
+        invalid_predictions="predictions other than 0 and 1",
+        nonfinite_predictions="non-finite predictions",
+        negative_weights="negative weights",
+        nonfinite_weights="NaN or infinite weights",
     )
 
 
@@ -153,17 +157,7 @@ def multiclass_inputs(
     check_tensor("predictions", predictions)
     binary_scores = is_binary_scores(labels, predictions)
     if binary_scores and num_classes > 2:
-        # Thresholding would turn float class indices (or one-hot rows) into 0/1: a different
-        # number with no error.
-        raise TypeError(
-            "Argument `predictions` must be integer class indices shaped like `labels` or "
-            f"floating class scores of shape labels.shape + (num_classes,) = "
-            f"{(*labels.shape, num_classes)}; floating scores shaped like `labels` are "
-            f"binary scores, which only two classes can have. Received: "
-            f"predictions.shape={tuple(predictions.shape)}, predictions.dtype={predictions.dtype}, "
-            f"labels.shape={tuple(labels.shape)}, num_classes={num_classes}. One-hot labels "
-            "must be given as class indices (`labels.argmax(-1)`)."
-        )
+        refuse_binary_scores(labels, predictions, num_classes)
     predicted = as_class_indices(labels, predictions, threshold, score_kind)
     if (
         not binary_scores
@@ -187,20 +181,20 @@ def multiclass_inputs(
 
 def multiclass_errors(
     labels: Tensor, predictions: Tensor, num_classes: int, weights: Tensor | None = None
-) -> tuple[Tensor | None, ...]:
-    """Counts of the `error_kinds("multiclass")`, in order (None: cannot occur)."""
+) -> ErrorCounts:
+    """Counts of the `error_kinds("multiclass")` by name (None: cannot occur)."""
     predictions_outside = (
         count_outside(predictions, 0, num_classes)
         if _is_index_tensor(predictions, labels)
         else None
     )
-    return (
-        count_outside(labels, 0, num_classes),
-        predictions_outside,
-        _count_nonfinite_predictions(predictions, labels),
-        count_negative(weights),
-        count_nonfinite_weights(weights),
-    )
+    return {
+        "invalid_labels": count_outside(labels, 0, num_classes),
+        "invalid_predictions": predictions_outside,
+        "nonfinite_predictions": _count_nonfinite_predictions(predictions, labels),
+        "negative_weights": count_negative(weights),
+        "nonfinite_weights": count_nonfinite_weights(weights),
+    }
 
 
 #: From this many class scores per batch, one max pass serves the argmax and the value check.
@@ -235,7 +229,7 @@ def class_score_batch(
     num_classes: int,
     weights: Tensor | None,
     check_values: bool,
-) -> tuple[Tensor, Tensor, Tensor, tuple[Tensor | None, ...] | None] | None:
+) -> tuple[Tensor, Tensor, Tensor, ErrorCounts | None] | None:
     """The commonest batch, `(N,)` int64 labels and `(N, num_classes)` class scores without
     weights, made ready to scatter with the fewest ops: `(labels, predicted, weight, errors)`
     as `multiclass_inputs` and `multiclass_errors` give them (errors None unless
@@ -264,21 +258,23 @@ def class_score_batch(
         return clamped, predictions.argmax(-1), weight, None
     maxima, predicted = row_maxima(predictions)
     outside = torch.rsub(torch.count_nonzero(valid), labels.shape[0])
-    errors = (outside, None, count_nonfinite(maxima), None, None)
+    errors: ErrorCounts = {
+        "invalid_labels": outside,
+        "nonfinite_predictions": count_nonfinite(maxima),
+    }
     return clamped, predicted, weight, errors
 
 
 def multiclass_errors_from_maxima(
     labels: Tensor, maxima: Tensor, num_classes: int, weights: Tensor | None = None
-) -> tuple[Tensor | None, ...]:
+) -> ErrorCounts:
     """`multiclass_errors` of class scores, given their row maxima (see `shared_row_maxima`)."""
-    return (
-        count_outside(labels, 0, num_classes),
-        None,
-        count_nonfinite(maxima),
-        count_negative(weights),
-        count_nonfinite_weights(weights),
-    )
+    return {
+        "invalid_labels": count_outside(labels, 0, num_classes),
+        "nonfinite_predictions": count_nonfinite(maxima),
+        "negative_weights": count_negative(weights),
+        "nonfinite_weights": count_nonfinite_weights(weights),
+    }
 
 
 def _count_nonfinite_predictions(predictions: Tensor, labels: Tensor) -> Tensor | None:
@@ -373,15 +369,33 @@ def _count_not_zero_or_one(values: Tensor) -> Tensor:
 
 def indicator_errors(
     labels: Tensor, predictions: Tensor, weights: Tensor | None = None
-) -> tuple[Tensor | None, ...]:
-    """Counts of the `error_kinds("binary")` (same for multilabel), in order."""
+) -> ErrorCounts:
+    """Counts of the `error_kinds("binary")` (same for multilabel) by name (None: cannot
+    occur)."""
     predictions_invalid = (
         _count_not_zero_or_one(predictions) if _is_index_tensor(predictions, labels) else None
     )
-    return (
-        _count_not_zero_or_one(labels),
-        predictions_invalid,
-        count_nonfinite(predictions),
-        count_negative(weights),
-        count_nonfinite_weights(weights),
+    return {
+        "invalid_labels": _count_not_zero_or_one(labels),
+        "invalid_predictions": predictions_invalid,
+        "nonfinite_predictions": count_nonfinite(predictions),
+        "negative_weights": count_negative(weights),
+        "nonfinite_weights": count_nonfinite_weights(weights),
+    }
+
+
+def refuse_binary_scores(labels: Tensor, predictions: Tensor, num_classes: int) -> None:
+    """Raise for floating predictions shaped like `labels` given to a metric of more than two
+    classes: thresholding would turn float class indices (or one-hot rows) into 0/1, a
+    different number with no error."""
+    if not is_binary_scores(labels, predictions):
+        return
+    raise TypeError(
+        "Argument `predictions` must be integer class indices shaped like `labels` or "
+        f"floating class scores of shape labels.shape + (num_classes,) = "
+        f"{(*labels.shape, num_classes)}; floating scores shaped like `labels` are "
+        f"binary scores, which only two classes can have. Received: "
+        f"predictions.shape={tuple(predictions.shape)}, predictions.dtype={predictions.dtype}, "
+        f"labels.shape={tuple(labels.shape)}, num_classes={num_classes}. One-hot labels "
+        "must be given as class indices (`labels.argmax(-1)`)."
     )

@@ -20,7 +20,12 @@ from torch import Tensor
 
 from torchtally._errors import check_choice, check_int, tracing
 from torchtally.functional._blocks import blocked, eager_at_least
-from torchtally.functional._checks import check_tensor, count_nonfinite, count_nonfinite_rows
+from torchtally.functional._checks import (
+    ErrorCounts,
+    check_tensor,
+    count_nonfinite,
+    count_nonfinite_rows,
+)
 from torchtally.functional.ranking._auroc import AVERAGES, average_classes
 from torchtally.functional.ranking._inputs import (
     check_score_range,
@@ -95,15 +100,16 @@ def add_binned_counts(
     histogram: Tensor,
     *,
     count_errors: bool = False,
-) -> tuple[Tensor | None, Tensor | None, Tensor] | None:
+) -> ErrorCounts | None:
     """`binned_auroc_update` into a contiguous float64 `histogram` of the right size, for a
     caller that checked `num_bins`, `(low, high)` and the histogram once (a metric's
     constructor) instead of on every batch. The labels and predictions are checked here.
 
-    With `count_errors`, also returns the counts of invalid labels (binary: not 0/1, None
-    for bool labels; multiclass: outside `[0, num_classes)`), of non-finite scores (binary)
-    or rows with one (multiclass), and of scores outside `[low, high]`, read in the same
-    blocks as the bins (a large batch makes no batch-sized check temporaries).
+    With `count_errors`, also returns the counts of invalid labels (`invalid_labels`; binary:
+    not 0/1, None for bool labels; multiclass: outside `[0, num_classes)`), of non-finite
+    scores (binary) or rows with one (multiclass) (`nonfinite_predictions`), and of scores
+    outside `[low, high]` (`predictions_outside`), read in the same blocks as the bins (a
+    large batch makes no batch-sized check temporaries).
     """
     # rows with a non-finite score for (N, C) class scores; elements otherwise (as before)
     by_rows = num_classes is not None and isinstance(predictions, Tensor) and predictions.dim() == 2
@@ -117,7 +123,7 @@ def add_binned_counts(
         )
     # Eager CPU, a large batch: in blocks, so that the bin indices are cache-sized buffers
     # reused by every block instead of fresh batch-sized allocations.
-    totals: tuple[Tensor | None, Tensor | None, Tensor] | None = None
+    totals: ErrorCounts | None = None
     for start in range(0, scores.shape[0], rows):
         stop = start + rows
         piece_labels, piece = labels[start:stop], scores[start:stop]
@@ -128,7 +134,8 @@ def add_binned_counts(
         if totals is None:
             totals = counts
         else:
-            for total, count in zip(totals, counts, strict=True):
+            for kind, total in totals.items():
+                count = counts[kind]
                 if total is not None and count is not None:
                     total.add_(count)
     return totals
@@ -141,10 +148,14 @@ def _count_errors(
     high: float,
     num_classes: int | None,
     by_rows: bool,
-) -> tuple[Tensor | None, Tensor | None, Tensor]:
+) -> ErrorCounts:
     # Multiclass: a NaN anywhere in a row shows in its maximum (one reading pass)
     nonfinite = count_nonfinite_rows(scores) if by_rows else count_nonfinite(scores)
-    return count_invalid_labels(labels, num_classes), nonfinite, _count_outside(scores, low, high)
+    return {
+        "invalid_labels": count_invalid_labels(labels, num_classes),
+        "nonfinite_predictions": nonfinite,
+        "predictions_outside": _count_outside(scores, low, high),
+    }
 
 
 #: From this many scores an eager CPU update works in blocks of about `_BLOCK` scores.

@@ -8,7 +8,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_choice, tracing
+from torchtally._errors import ErrorKinds, check_choice, tracing, user_stacklevel
 from torchtally.functional._checks import check_tensor, count_negative, count_nonfinite
 from torchtally.functional.aggregation._mean import (
     mean_compute,
@@ -48,7 +48,9 @@ class MeanMetric(Metric):
     result_dtype = torch.float32  # as cstorch
     array_inputs = ("value", "weight")
 
-    error_kinds = ("non-finite values", "negative weights")
+    error_kinds = ErrorKinds(
+        nonfinite_values="non-finite values", negative_weights="negative weights"
+    )
 
     def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:
         super().__init__(name, check_values=check_values)
@@ -73,13 +75,15 @@ class MeanMetric(Metric):
             # A Python weight: its total is a number, added without making a tensor for it.
             weighted_sum, scalar_total = scalar_weight_sum(value, weight)
             if self.check_values:
-                self._record_errors(count_nonfinite(value))
+                self.record_errors(nonfinite_values=count_nonfinite(value))
             buffers["weighted_sum"].add_(weighted_sum)  # type: ignore[union-attr]
             buffers["weight_total"].add_(scalar_total)  # type: ignore[union-attr]
             return
         weighted_sum, weight_total = mean_update(value, weight)
         if self.check_values:
-            self._record_errors(count_nonfinite(value), count_negative(weight))
+            self.record_errors(
+                nonfinite_values=count_nonfinite(value), negative_weights=count_negative(weight)
+            )
         buffers["weighted_sum"].add_(weighted_sum)  # type: ignore[union-attr]
         buffers["weight_total"].add_(weight_total)  # type: ignore[union-attr]
 
@@ -87,9 +91,10 @@ class MeanMetric(Metric):
         return mean_compute(self.weighted_sum, self.weight_total)
 
     def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
-        # Weighted sums over elements; a weight shaped like the values (a scalar weight has
-        # another leading size and never gets here)
-        return len(args) in (1, 2)
+        # Weighted sums over elements, row-additive only for a weight shaped exactly like the
+        # values: a weight that broadcasts (a 0-d weight against (1, 3) values, (3,) against
+        # (3, 3)) pairs with other values once batches are concatenated.
+        return len(args) == 1 or (len(args) == 2 and args[0].shape == args[1].shape)
 
 
 @final
@@ -137,7 +142,11 @@ class PerplexityMetric(Metric):
     # The loss's autograd node shows a mean passed as a sum; both update paths detach it.
     autograd_inputs = ("loss",)
 
-    error_kinds = ("non-finite loss", "negative weights", "labels outside [0, vocabulary size)")
+    error_kinds = ErrorKinds(
+        nonfinite_loss="non-finite loss",
+        negative_weights="negative weights",
+        invalid_labels="labels outside [0, vocabulary size)",
+    )
 
     def __init__(
         self,
@@ -205,7 +214,11 @@ class PerplexityMetric(Metric):
                 self._warn_undeclared(values)
         if self.check_values:
             nonfinite = count_nonfinite(values if bad_labels is None else total_loss.reshape(1))
-            self._record_errors(nonfinite, count_negative(weights), bad_labels)
+            self.record_errors(
+                nonfinite_loss=nonfinite,
+                negative_weights=count_negative(weights),
+                invalid_labels=bad_labels,
+            )
         self.total_loss.add_(total_loss)
         self.total_tokens.add_(total_tokens)
 
@@ -219,7 +232,7 @@ class PerplexityMetric(Metric):
             "reduction), the perplexity comes out near 1: construct it with "
             "loss_reduction='mean', or pass the logits, `update(labels, logits)`. Pass "
             "loss_reduction='sum' to declare a sum and silence this warning.",
-            stacklevel=4,  # the caller of `update`, past the base class's wrapper
+            stacklevel=user_stacklevel(),
         )
 
     def compute(self) -> Tensor:

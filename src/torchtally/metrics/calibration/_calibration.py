@@ -8,7 +8,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_choice, check_int
+from torchtally._errors import ErrorKinds, check_choice, check_int
 from torchtally.functional._checks import count_negative, count_nonfinite, count_outside
 from torchtally.functional.calibration._calibration import (
     NORMS,
@@ -56,11 +56,11 @@ class CalibrationErrorMetric(Metric):
     unit = ""
     higher_is_better = False
     input_kind = "scores"
-    error_kinds = (
-        "non-finite predictions",
-        "probabilities outside [0, 1]",
-        "invalid targets",
-        "negative weights",
+    error_kinds = ErrorKinds(
+        nonfinite_predictions="non-finite predictions",
+        probabilities_outside="probabilities outside [0, 1]",
+        invalid_targets="invalid targets",
+        negative_weights="negative weights",
     )
 
     def __init__(
@@ -139,11 +139,11 @@ class CalibrationErrorMetric(Metric):
                 nonfinite = count_nonfinite(confidence)
                 low = preds.amin(-1) if preds.numel() else preds.new_zeros(0)
                 outside = torch.count_nonzero(torch.logical_or(confidence > 1, low < 0))
-            self._record_errors(
-                nonfinite,
-                None if self.from_logits else outside,
-                count_outside(labels, 0, high),
-                count_negative(weights),
+            self.record_errors(
+                nonfinite_predictions=nonfinite,
+                probabilities_outside=None if self.from_logits else outside,
+                invalid_targets=count_outside(labels, 0, high),
+                negative_weights=count_negative(weights),
             )
 
     def compute(self) -> Tensor:

@@ -9,7 +9,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_choice, check_int
+from torchtally._errors import ErrorKinds, check_choice, check_int, user_stacklevel
 from torchtally.functional._checks import check_tensor, count_negative
 from torchtally.functional.classification._accuracy import (
     accuracy_compute,
@@ -22,8 +22,12 @@ from torchtally.functional.classification._inputs import (
     check_index_labels,
     rows_read_alone,
 )
-from torchtally.functional.classification._valid_inputs import count_nonfinite_weights
+from torchtally.functional.classification._valid_inputs import (
+    count_nonfinite_weights,
+    refuse_binary_scores,
+)
 from torchtally.metrics._base import Metric
+from torchtally.metrics.classification._class_counts import ClassStatistic
 
 __all__ = ["AccuracyMetric"]
 
@@ -67,13 +71,13 @@ class AccuracyMetric(Metric):
     higher_is_better = True
     result_dtype = torch.float32  # as cstorch
 
-    error_kinds = (
-        "labels outside the classes (negative, >= the number of class scores, or not 0/1 for "
-        "binary scores)",
-        "negative predictions",
-        "non-finite predictions",
-        "negative weights",
-        "NaN or infinite weights",
+    error_kinds = ErrorKinds(
+        invalid_labels="labels outside the classes (negative, >= the number of class "
+        "scores, or not 0/1 for binary scores)",
+        invalid_predictions="negative predictions",
+        nonfinite_predictions="non-finite predictions",
+        negative_weights="negative weights",
+        nonfinite_weights="NaN or infinite weights",
     )
 
     def __init__(
@@ -97,12 +101,13 @@ class AccuracyMetric(Metric):
         check_choice("score_kind", score_kind, SCORE_KINDS)
         if num_classes is not None:
             # Per instance, so that the message names the range that was broken.
-            self.error_kinds = (
-                "labels outside [0, num_classes) (or other than 0 and 1 for binary scores)",
-                "predictions outside [0, num_classes)",
-                "non-finite predictions",
-                "negative weights",
-                "NaN or infinite weights",
+            self.error_kinds = ErrorKinds(
+                invalid_labels="labels outside [0, num_classes) (or other than 0 and 1 "
+                "for binary scores)",
+                invalid_predictions="predictions outside [0, num_classes)",
+                nonfinite_predictions="non-finite predictions",
+                negative_weights="negative weights",
+                nonfinite_weights="NaN or infinite weights",
             )
         super().__init__(name, check_values=check_values)
         self.threshold = float(threshold)
@@ -134,12 +139,16 @@ class AccuracyMetric(Metric):
         if fast is not None:
             fast_correct, fast_total, errors = fast
             if errors is not None:
-                self._record_errors(*errors)
+                self.record_errors(**errors)
             buffers["correct"].add_(fast_correct)  # type: ignore[union-attr]
             buffers["total"].add_(fast_total)  # type: ignore[union-attr]
             return
         check_index_labels(labels)
         check_tensor("predictions", predictions)
+        if self.num_classes is not None and self.num_classes > 2:
+            # Thresholding would read one-hot labels and their scores as binary cells (a
+            # different number with no error): refused, as every class-count metric does.
+            refuse_binary_scores(labels, predictions, self.num_classes)
         if (
             not predictions.is_floating_point()
             and predictions.shape != labels.shape
@@ -149,11 +158,11 @@ class AccuracyMetric(Metric):
                 "AccuracyMetric: `predictions` of shape "
                 f"{tuple(predictions.shape)} reshaped to the shape of `labels`, "
                 f"{tuple(labels.shape)}, as cstorch does.",
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
             predictions = predictions.reshape(labels.shape)
         if self.check_values:
-            correct, total, bad_labels, bad_predictions, nonfinite = accuracy_update_checked(
+            correct, total, errors = accuracy_update_checked(
                 labels,
                 predictions,
                 weights,
@@ -162,12 +171,10 @@ class AccuracyMetric(Metric):
                 ignore_index=self.ignore_index,
                 score_kind=self.score_kind,
             )
-            self._record_errors(
-                bad_labels,
-                bad_predictions,
-                nonfinite,
-                count_negative(weights),
-                count_nonfinite_weights(weights),
+            self.record_errors(
+                **errors,
+                negative_weights=count_negative(weights),
+                nonfinite_weights=count_nonfinite_weights(weights),
             )
         else:
             correct, total = accuracy_update(
@@ -195,15 +202,20 @@ class AccuracyMetric(Metric):
     def derives_from(self, statistic: Hashable) -> bool:
         # The source leaves out invalid labels and raises them; ignored labels it would count
         # as errors, so an `ignore_index` keeps accuracy on its own update.
+        # Exact only where the source counts the same data errors by the same rules and any
+        # of them raises: the same classes, and value checks on for both. Unchecked, a label
+        # outside the classes is dropped from the source's counts but is a wrong prediction
+        # here (0.5 here, 1.0 read off the counts): a different number.
         return (
             self.ignore_index is None
-            and isinstance(statistic, tuple)
-            and len(statistic) == 6
-            and statistic[0] in ("class_counts", "confusion_matrix")
-            and statistic[1] == "multiclass"
-            and (self.num_classes is None or statistic[2] == self.num_classes)
-            and statistic[3] == self.threshold
-            and statistic[5] == self.score_kind
+            and self.check_values
+            and isinstance(statistic, ClassStatistic)
+            and statistic.kind in ("class_counts", "confusion_matrix")
+            and statistic.task == "multiclass"
+            and statistic.num_classes == self.num_classes
+            and statistic.threshold == self.threshold
+            and statistic.check_values
+            and statistic.score_kind == self.score_kind
         )
 
     def load_derived(self, source: Metric) -> None:

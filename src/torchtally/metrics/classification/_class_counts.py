@@ -9,16 +9,19 @@ them can share one state and one update.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from typing import Any
+from dataclasses import dataclass
 
 import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice, check_int
-from torchtally.functional.classification._averaging import AVERAGE_TYPES, check_class_list
+from torchtally.functional.classification._averaging import (
+    AVERAGE_TYPES,
+    check_class_list,
+)
 from torchtally.functional.classification._class_counts import (
     add_class_counts,
-    class_counts_errors,
+    class_counts_error_counts,
     class_counts_update,
     class_counts_width,
 )
@@ -35,17 +38,40 @@ from torchtally.metrics._base import Metric
 __all__ = [
     "AveragedClassCountsMetric",
     "ClassCountsMetric",
+    "ClassStatistic",
     "PerClassOverlapMetric",
     "confusion_matrix_key",
 ]
 
 
+@dataclass(frozen=True)
+class ClassStatistic:
+    """The key of a per-class statistic (`shared_statistic()` of the class-count metrics and
+    the confusion matrix): equal keys promise identical updates.
+
+    Attributes:
+        kind: "class_counts" (tp, predicted, actual per class) or "confusion_matrix".
+        task: "binary", "multiclass" or "multilabel".
+        num_classes: The number of classes (None for binary).
+        threshold: The decision threshold for scores shaped like the labels.
+        check_values: Whether the update counts data errors.
+        score_kind: How floating scores shaped like the labels are read.
+    """
+
+    kind: str
+    task: str
+    num_classes: int | None
+    threshold: float
+    check_values: bool
+    score_kind: str
+
+
 def confusion_matrix_key(
     num_classes: int, threshold: float, check_values: bool, score_kind: str = "auto"
-) -> tuple[Any, ...]:
+) -> ClassStatistic:
     """`ConfusionMatrixMetric.shared_statistic()` for these arguments (defined here so that the
     class-count metrics, which derive from it, and the confusion matrix agree)."""
-    return (
+    return ClassStatistic(
         "confusion_matrix",
         "multiclass",
         num_classes,
@@ -111,10 +137,11 @@ class ClassCountsMetric(Metric):
 
         Example:
             >>> from torchtally.metrics.classification._precision import PrecisionMetric
-            >>> PrecisionMetric(3).shared_statistic()
-            ('class_counts', 'multiclass', 3, 0.5, True, 'auto')
+            >>> PrecisionMetric(3).shared_statistic()  # doctest: +NORMALIZE_WHITESPACE
+            ClassStatistic(kind='class_counts', task='multiclass', num_classes=3,
+                           threshold=0.5, check_values=True, score_kind='auto')
         """
-        return (
+        return ClassStatistic(
             "class_counts",
             self.task,
             self.num_classes,
@@ -168,7 +195,7 @@ class ClassCountsMetric(Metric):
                 labels_c, predicted, weight, errors = fast
                 add_class_counts(labels_c, predicted, weight, self._buffers["class_counts"])  # type: ignore[arg-type]
                 if errors is not None:
-                    self._record_errors(*errors)
+                    self.record_errors(**errors)
                 return
         # Large multiclass score batches: one max pass gives the argmax and the rows' maxima
         # the value check reads, instead of a second reduction over every score.
@@ -192,14 +219,14 @@ class ClassCountsMetric(Metric):
                 assert self.num_classes is not None
                 errors = multiclass_errors_from_maxima(labels, shared[1], self.num_classes, weights)
             else:
-                errors = class_counts_errors(
+                errors = class_counts_error_counts(
                     labels,
                     predictions,
                     self.num_classes,
                     multilabel=self.multilabel,
                     weights=weights,
                 )
-            self._record_errors(*errors)
+            self.record_errors(**errors)
 
     def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
         return len(args) in (2, 3) and rows_read_alone(args[0], args[1], self.score_kind)

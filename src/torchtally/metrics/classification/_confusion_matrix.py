@@ -80,12 +80,12 @@ class ConfusionMatrixMetric(Metric):
         )
 
     def shared_statistic(self) -> Hashable:
-        """`("confusion_matrix", "multiclass", num_classes, threshold, check_values,
-        score_kind)`; the multiclass class-count metrics derive from it.
+        """The multiclass confusion statistic's key; the multiclass class-count metrics and
+        accuracy derive from it.
 
         Example:
-            >>> ConfusionMatrixMetric(3).shared_statistic()
-            ('confusion_matrix', 'multiclass', 3, 0.5, True, 'auto')
+            >>> ConfusionMatrixMetric(3).shared_statistic().kind
+            'confusion_matrix'
         """
         return confusion_matrix_key(
             self.num_classes, self.threshold, self.check_values, self.score_kind
@@ -109,7 +109,7 @@ class ConfusionMatrixMetric(Metric):
             index = torch.add(predicted, labels_c, alpha=self.num_classes, out=labels_c)
             matrix.view(-1).index_add_(0, index, weight)
             if errors is not None:
-                self._record_errors(*errors)
+                self.record_errors(**errors)
             return
         # Large class-score batches: one max pass gives the argmax and the rows' maxima the
         # value check reads, instead of a second reduction over every score.
@@ -131,7 +131,7 @@ class ConfusionMatrixMetric(Metric):
                 if shared is None
                 else multiclass_errors_from_maxima(labels, shared[1], self.num_classes, weights)
             )
-            self._record_errors(*errors)
+            self.record_errors(**errors)
 
     def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
         return len(args) in (2, 3) and rows_read_alone(args[0], args[1], self.score_kind)

@@ -8,7 +8,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_int
+from torchtally._errors import ErrorKinds, check_int
 from torchtally.functional.classification._top_k_accuracy import (
     top_k_accuracy_compute,
     top_k_accuracy_counts,
@@ -48,11 +48,11 @@ class TopKAccuracyMetric(Metric):
     #: Whether a larger value is better (early stopping, best checkpoints).
     higher_is_better = True
 
-    error_kinds = (
-        "labels outside [0, num_classes)",
-        "non-finite predictions",
-        "negative weights",
-        "NaN or infinite weights",
+    error_kinds = ErrorKinds(
+        invalid_labels="labels outside [0, num_classes)",
+        nonfinite_predictions="non-finite predictions",
+        negative_weights="negative weights",
+        nonfinite_weights="NaN or infinite weights",
     )
 
     def __init__(self, k: int, name: str | None = None, *, check_values: bool = True) -> None:
@@ -82,13 +82,13 @@ class TopKAccuracyMetric(Metric):
                 labels, predictions, self.k, self.check_values
             )
             if errors is not None:
-                self._record_errors(*errors)
+                self.record_errors(**errors)
             buffers["hits"].add_(counts)  # type: ignore[union-attr]
             buffers["total"].add_(valid)  # type: ignore[union-attr]
             return
         hits, total = top_k_accuracy_update(labels, predictions, self.k, weights)
         if self.check_values:
-            self._record_errors(*top_k_accuracy_errors(labels, predictions, weights))
+            self.record_errors(**top_k_accuracy_errors(labels, predictions, weights))
         buffers["hits"].add_(hits)  # type: ignore[union-attr]
         buffers["total"].add_(total)  # type: ignore[union-attr]
 

@@ -13,7 +13,7 @@ from typing import Any, final
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_choice, check_int
+from torchtally._errors import ErrorKinds, check_choice, check_int
 from torchtally.functional._checks import count_negative, count_nonfinite
 from torchtally.functional.curves._curves import (
     AVERAGES,
@@ -39,11 +39,11 @@ DEFAULT_CAPACITY = 1 << 16
 class _CurveMetric(Metric):
     """Shared state and update of the curve family."""
 
-    error_kinds = (
-        "non-finite predictions",
-        "invalid targets",
-        "predictions outside [0, 1] (binned mode)",
-        "negative weights",
+    error_kinds = ErrorKinds(
+        nonfinite_predictions="non-finite predictions",
+        invalid_targets="invalid targets",
+        predictions_outside="predictions outside [0, 1] (binned mode)",
+        negative_weights="negative weights",
     )
     _averages: tuple[str, ...] = AVERAGES
     cat_overflow_terms = ("samples", "use binned mode (thresholds=...) for constant memory")
@@ -130,9 +130,9 @@ class _CurveMetric(Metric):
         if self.binned:
             self.histogram.add_(binned_curve_update(scores, labels, self.thresholds, w))
         else:
-            self._cat_append("scores", scores)
-            self._cat_append("labels", labels)
-            self._cat_append("weights", w)
+            self.cat_state("scores").append(scores)
+            self.cat_state("labels").append(labels)
+            self.cat_state("weights").append(w)
         if self.check_values:
             if self.task == "multiclass":
                 invalid = torch.count_nonzero(
@@ -143,11 +143,16 @@ class _CurveMetric(Metric):
             outside = None
             if self.binned:
                 outside = torch.count_nonzero(torch.logical_or(preds < 0, preds > 1))
-            self._record_errors(count_nonfinite(preds), invalid, outside, count_negative(weights))
+            self.record_errors(
+                nonfinite_predictions=count_nonfinite(preds),
+                invalid_targets=invalid,
+                predictions_outside=outside,
+                negative_weights=count_negative(weights),
+            )
 
     def _exact_inputs(self) -> tuple[Tensor, Tensor, Tensor]:
-        scores, count = self._cat_values("scores")
-        labels, weights = self._cat_rows("labels"), self._cat_rows("weights")
+        scores, count = self.cat_state("scores").values()
+        labels, weights = self.cat_state("labels").rows(), self.cat_state("weights").rows()
         unused = torch.arange(scores.shape[0], device=scores.device) >= count
         # Unused rows weigh 0: they change no count; their score sorts them last.
         scores = torch.where(unused[:, None], float("-inf"), scores)
@@ -162,11 +167,11 @@ class _CurveMetric(Metric):
             curves = [(a[c], b[c], t) for c in range(a.shape[0])]
         else:
             # Curves have data-dependent lengths: host work, on the filled rows only.
-            scores, count = self._cat_values("scores")
+            scores, count = self.cat_state("scores").values()
             filled = int(count)
             scores = scores[:filled]
-            labels = self._cat_rows("labels")[:filled].to(torch.float64)
-            weights = self._cat_rows("weights")[:filled]
+            labels = self.cat_state("labels").rows()[:filled].to(torch.float64)
+            weights = self.cat_state("weights").rows()[:filled]
             if self.average == "micro":
                 classes = scores.shape[1]
                 scores, labels = scores.reshape(-1, 1), labels.reshape(-1, 1)

@@ -9,7 +9,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_int
+from torchtally._errors import ErrorKinds, check_int
 from torchtally.functional._checks import check_broadcastable_to, count_negative
 from torchtally.functional.histogram._histogram import histogram_quantiles, histogram_update
 from torchtally.metrics._base import Metric
@@ -45,7 +45,10 @@ class QuantileMetric(Metric):
     unit = ""
     higher_is_better = None
     input_kind = "values"
-    error_kinds = ("values outside [low, high] or NaN", "negative weights")
+    error_kinds = ErrorKinds(
+        values_outside="values outside [low, high] or NaN",
+        negative_weights="negative weights",
+    )
 
     def __init__(
         self,
@@ -91,7 +94,7 @@ class QuantileMetric(Metric):
             # NaN compares False both ways, so it is counted apart from the out-of-range values.
             outside = torch.logical_or(values < self.low, values > self.high)
             bad = torch.count_nonzero(torch.logical_or(outside, values != values))
-            self._record_errors(bad, count_negative(weights))
+            self.record_errors(values_outside=bad, negative_weights=count_negative(weights))
 
     def compute(self) -> Tensor:
         q = torch.tensor(self.quantiles, dtype=torch.float64, device=self.counts.device)

@@ -8,6 +8,7 @@ from typing import final
 import torch
 from torch import Tensor
 
+from torchtally._errors import ErrorKinds
 from torchtally.functional._checks import count_nonfinite
 from torchtally.functional.image._image import psnr_compute, psnr_update, ssim_per_image
 from torchtally.metrics._base import Metric
@@ -36,7 +37,7 @@ class PSNRMetric(Metric):
     unit = ""
     higher_is_better = True
     input_kind = "image"
-    error_kinds = ("non-finite values",)
+    error_kinds = ErrorKinds(nonfinite_values="non-finite values")
 
     def __init__(
         self,
@@ -71,7 +72,7 @@ class PSNRMetric(Metric):
         torch.minimum(self.low, low, out=self.low)
         torch.maximum(self.high, high, out=self.high)
         if self.check_values:
-            self._record_errors(count_nonfinite(preds - target.to(preds.dtype)))
+            self.record_errors(nonfinite_values=count_nonfinite(preds - target.to(preds.dtype)))
 
     def compute(self) -> Tensor:
         return psnr_compute(
@@ -105,7 +106,7 @@ class SSIMMetric(Metric):
     input_kind = "image"
     similarity: Tensor
     images: Tensor
-    error_kinds = ("non-finite values",)
+    error_kinds = ErrorKinds(nonfinite_values="non-finite values")
 
     def __init__(
         self,
@@ -134,7 +135,7 @@ class SSIMMetric(Metric):
         self.similarity.add_(per_image.to(torch.float64).sum())
         self.images.add_(float(per_image.shape[0]))
         if self.check_values:
-            self._record_errors(count_nonfinite(preds - target.to(preds.dtype)))
+            self.record_errors(nonfinite_values=count_nonfinite(preds - target.to(preds.dtype)))
 
     def compute(self) -> Tensor:
         return self.similarity / self.images

@@ -7,6 +7,7 @@ from typing import final
 import torch
 from torch import Tensor
 
+from torchtally._errors import ErrorKinds
 from torchtally.functional._checks import count_negative, count_nonfinite
 from torchtally.functional.multilabel._hamming import hamming_update
 from torchtally.metrics._base import Metric
@@ -36,7 +37,11 @@ class HammingScoreMetric(Metric):
     input_kind = "multilabel"
     correct: Tensor
     total: Tensor
-    error_kinds = ("non-finite predictions", "labels not 0 or 1", "negative weights")
+    error_kinds = ErrorKinds(
+        nonfinite_predictions="non-finite predictions",
+        invalid_labels="labels not 0 or 1",
+        negative_weights="negative weights",
+    )
 
     def __init__(
         self, threshold: float = 0.5, name: str | None = None, *, check_values: bool = True
@@ -53,7 +58,11 @@ class HammingScoreMetric(Metric):
         self.total.add_(total)
         if self.check_values:
             invalid = torch.count_nonzero(torch.logical_and(target != 0, target != 1))
-            self._record_errors(count_nonfinite(preds), invalid, count_negative(weights))
+            self.record_errors(
+                nonfinite_predictions=count_nonfinite(preds),
+                invalid_labels=invalid,
+                negative_weights=count_negative(weights),
+            )
 
     def compute(self) -> Tensor:
         return self.correct / self.total

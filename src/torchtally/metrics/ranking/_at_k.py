@@ -10,7 +10,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_int
+from torchtally._errors import ErrorKinds, check_int
 from torchtally.functional._checks import count_negative, count_nonfinite
 from torchtally.functional.ranking._top_k import (
     at_k_update,
@@ -30,7 +30,11 @@ class _AtKMetric(Metric):
     """Shared state and update: weighted hits in the top k, weight, weighted label count."""
 
     array_inputs = ("labels", "predictions", "weights")
-    error_kinds = ("labels outside [0, num_classes)", "non-finite predictions", "negative weights")
+    error_kinds = ErrorKinds(
+        invalid_labels="labels outside [0, num_classes)",
+        nonfinite_predictions="non-finite predictions",
+        negative_weights="negative weights",
+    )
 
     def __init__(self, k: int, name: str | None = None, *, check_values: bool = True) -> None:
         check_int("k", k, 1)
@@ -65,8 +69,10 @@ class _AtKMetric(Metric):
         if self.check_values:
             ids = check_top_k_inputs(labels, predictions, self.k)
             outside = torch.logical_or(ids < 0, ids >= predictions.shape[1])
-            self._record_errors(
-                torch.count_nonzero(outside), count_nonfinite(predictions), count_negative(weights)
+            self.record_errors(
+                invalid_labels=torch.count_nonzero(outside),
+                nonfinite_predictions=count_nonfinite(predictions),
+                negative_weights=count_negative(weights),
             )
         self.hits.add_(hits)
         self.weight.add_(weight)

@@ -8,7 +8,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_choice
+from torchtally._errors import ErrorKinds, check_choice
 from torchtally.functional._checks import count_negative, count_nonfinite
 from torchtally.functional.ranking._auc import (
     CURVES,
@@ -60,12 +60,12 @@ class AUCMetric(Metric):
     result_dtype = float  # as cstorch
 
     array_inputs = ("labels", "predictions", "weights")
-    error_kinds = (
-        "negative labels",
-        "non-finite predictions",
-        "predictions outside [0, 1]",
-        "negative weights",
-        "non-integer labels",
+    error_kinds = ErrorKinds(
+        negative_labels="negative labels",
+        nonfinite_predictions="non-finite predictions",
+        predictions_outside="predictions outside [0, 1]",
+        negative_weights="negative weights",
+        noninteger_labels="non-integer labels",
     )
 
     def __init__(
@@ -107,13 +107,13 @@ class AUCMetric(Metric):
         self.histogram.add_(auc_update(labels, predictions, self.thresholds, weights))
         if self.check_values:
             outside = torch.count_nonzero(torch.logical_or(predictions < 0, predictions > 1))
-            self._record_errors(
-                torch.count_nonzero(labels < 0),
-                count_nonfinite(predictions),
-                outside,
-                count_negative(broadcast_weights(weights, labels)),
+            self.record_errors(
+                negative_labels=torch.count_nonzero(labels < 0),
+                nonfinite_predictions=count_nonfinite(predictions),
+                predictions_outside=outside,
+                negative_weights=count_negative(broadcast_weights(weights, labels)),
                 # cstorch takes integer labels: 0.5 is no class, not a soft label
-                torch.count_nonzero(labels != labels.trunc())
+                noninteger_labels=torch.count_nonzero(labels != labels.trunc())
                 if labels.is_floating_point()
                 else None,
             )

@@ -8,7 +8,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_choice, check_int
+from torchtally._errors import ErrorKinds, check_choice, check_int
 from torchtally.functional._checks import count_nonfinite, count_nonfinite_rows
 from torchtally.functional.ranking._auroc import (
     _RADIX_KEYS,
@@ -29,7 +29,7 @@ from torchtally.functional.ranking._inputs import (
     flatten_scores,
 )
 from torchtally.functional.ranking._keys import EMPTY_CODE, KEY_DTYPES, code_dtype, label_codes
-from torchtally.metrics._base import Metric
+from torchtally.metrics._base import CatState, Metric
 
 __all__ = ["DEFAULT_CAPACITY", "AUROCMetric"]
 
@@ -37,8 +37,6 @@ __all__ = ["DEFAULT_CAPACITY", "AUROCMetric"]
 #: sorts the whole buffer); pass `capacity=` the expected sample count for more.
 DEFAULT_CAPACITY = 1 << 16
 
-#: Exact mode's `cat` states, appended together (their fill counts always agree).
-_STATES = ("score_bits", "codes")
 #: From this many samples, binary compute sorts `_RADIX_KEYS` rows (padded with empty ones),
 #: by radix, rather than the samples alone by comparison. The comparison sort's speed depends
 #: on the scores: distinct (random) ones are 1.1x faster padded from 12,000 samples, but a few
@@ -111,7 +109,11 @@ class AUROCMetric(Metric):
     higher_is_better = True
 
     array_inputs = ("labels", "predictions", "weights")
-    error_kinds = ("invalid labels", "non-finite predictions", "predictions outside score_range")
+    error_kinds = ErrorKinds(
+        invalid_labels="invalid labels",
+        nonfinite_predictions="non-finite predictions",
+        predictions_outside="predictions outside score_range",
+    )
     cat_overflow_terms = ("samples", "use binned mode (num_bins=...) for constant memory")
 
     def __init__(
@@ -178,8 +180,8 @@ class AUROCMetric(Metric):
         if self._append_in_place(labels, predictions):
             return
         bits, codes = exact_auroc_update(labels, predictions, self.num_classes, self.dtype)
-        self._cat_append("score_bits", bits)
-        self._cat_append("codes", codes)
+        self.cat_state("score_bits").append(bits)
+        self.cat_state("codes").append(codes)
         if self.check_values:
             if self.num_classes is not None:
                 # exact multiclass: a label outside [0, num_classes) is an empty code, so
@@ -192,7 +194,7 @@ class AUROCMetric(Metric):
             nonfinite = (
                 count_nonfinite_rows(predictions) if multiclass else count_nonfinite(predictions)
             )
-            self._record_errors(invalid, nonfinite)
+            self.record_errors(invalid_labels=invalid, nonfinite_predictions=nonfinite)
 
     def _append_in_place(self, labels: Tensor, predictions: Tensor) -> bool:
         """Exact mode, eager, with current fill notes and room for the batch: write its rows
@@ -205,16 +207,17 @@ class AUROCMetric(Metric):
         and no value is ever computed from such a row.
         """
         labels, scores = flatten_scores(labels, predictions, self.num_classes)
-        fill = self._known_cat_fill(_STATES, labels, scores)
+        states = (self.cat_state("score_bits"), self.cat_state("codes"))
+        fill = CatState.common_fill(states, labels, scores)
         if fill is None:
             return False
         end = fill + labels.shape[0]
         assert self.capacity is not None  # exact mode
         if end > self.capacity:
             return False
-        # The state tensors as stored: `_known_cat_fill` has just applied any held batches, so
+        # The state tensors as stored: `common_fill` has just applied any held batches, so
         # the reads need not check for them again (a StateBuffers read does, 0.5 µs each)
-        state = self.__dict__["_buffers"]
+        state: dict[str, Tensor] = self._buffers  # type: ignore[assignment]
         bits, codes, bits_count, codes_count = (
             dict.__getitem__(state, name) for name in _APPEND_NAMES
         )
@@ -236,12 +239,12 @@ class AUROCMetric(Metric):
             codes.copy_(labels).add_(1)
         # both fill counts in one dispatch
         torch._foreach_add_([bits_count, codes_count], end - fill)
-        self._note_cat_fill(_STATES, end)
+        CatState.note_fill(states, end)
         if self.check_values:
             # Counted exactly as the general path counts them (rows of 2-D multiclass scores)
             rows = multiclass and predictions.dim() == 2
             nonfinite = count_nonfinite_score_rows(scores) if rows else count_nonfinite(predictions)
-            self._record_errors(invalid, nonfinite)
+            self.record_errors(invalid_labels=invalid, nonfinite_predictions=nonfinite)
         return True
 
     def _update_binned(self, labels: Tensor, predictions: Tensor) -> None:
@@ -250,7 +253,7 @@ class AUROCMetric(Metric):
         num_bins, num_classes = self.num_bins, self.num_classes
         assert num_bins is not None
         low, high = self.score_range
-        histogram: Tensor = self.__dict__["_buffers"]["histogram"]
+        histogram: Tensor = self._buffers["histogram"]  # type: ignore[assignment]
         errors = add_binned_counts(
             labels,
             predictions,
@@ -262,16 +265,17 @@ class AUROCMetric(Metric):
             count_errors=self.check_values,
         )
         if errors is not None:
-            self._record_errors(*errors)
+            self.record_errors(**errors)
 
     def compute(self) -> Tensor:
         if self.num_bins is not None:
             return binned_auroc_compute(self.histogram, self.average)
         # Renew stale fill notes (after a compiled step, a merge or a load): compute then
         # reads only the filled rows, and later eager updates append in place again.
-        fill = self._known_cat_fill("score_bits", read=True)
-        self._known_cat_fill("codes", read=True)
-        bits, codes = self._cat_rows("score_bits"), self._cat_rows("codes")
+        bits_state, codes_state = self.cat_state("score_bits"), self.cat_state("codes")
+        fill = bits_state.known_fill(read=True)
+        codes_state.known_fill(read=True)
+        bits, codes = bits_state.rows(), codes_state.rows()
         # Binary: sort the buffer itself (a stable sort keeps the filled rows first), which
         # saves a sorted copy of it; the stored samples are unchanged, only reordered. With a
         # current fill the rows are the filled ones alone, and need no stable sort.
@@ -283,7 +287,7 @@ class AUROCMetric(Metric):
             # by radix from there (~8): sort that many rows, the samples and empty rows made
             # after them (the largest key, code 0; a stable sort keeps them last, and they
             # count as no class). 20,480-32,000 random scores: 2-3x faster.
-            state = self.__dict__["_buffers"]
+            state: dict[str, Tensor] = self._buffers  # type: ignore[assignment]
             bits = dict.__getitem__(state, "score_bits")[:_RADIX_KEYS]
             codes = dict.__getitem__(state, "codes")[:_RADIX_KEYS]
             bits[fill:].fill_(torch.iinfo(bits.dtype).max)

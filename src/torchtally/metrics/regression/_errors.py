@@ -8,6 +8,7 @@ from typing import cast, final
 import torch
 from torch import Tensor
 
+from torchtally._errors import ErrorKinds
 from torchtally.functional._checks import check_tensor, count_nonfinite
 from torchtally.functional.regression._errors import (
     absolute_error_sum,
@@ -24,7 +25,10 @@ __all__ = ["MAEMetric", "MSEMetric", "SMAPEMetric"]
 class _MeanErrorMetric(Metric):
     """Accumulates a per-element error's sum and the element count (exact across batches)."""
 
-    error_kinds = ("non-finite labels", "non-finite predictions")
+    error_kinds = ErrorKinds(
+        nonfinite_labels="non-finite labels",
+        nonfinite_predictions="non-finite predictions",
+    )
     array_inputs = ("labels", "predictions")
     scale = 1.0
 
@@ -61,7 +65,7 @@ class _MeanErrorMetric(Metric):
         )
         if self.check_values:
             error_sum, bad_labels, bad_predictions = self._checked_sum(labels, predictions)
-            self._record_errors(bad_labels, bad_predictions)
+            self.record_errors(nonfinite_labels=bad_labels, nonfinite_predictions=bad_predictions)
         else:
             error_sum = self._batch_sum(labels, predictions)
         # The (1,) buffers themselves (a 0-d state read as `self.count` costs a failed

@@ -7,7 +7,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_choice, check_int
+from torchtally._errors import ErrorKinds, check_choice, check_int
 from torchtally.functional._checks import check_tensor
 from torchtally.functional.regression._r2 import MULTIOUTPUT, r2_compute, r2_sums, r2_sums_checked
 from torchtally.metrics._base import Metric
@@ -39,7 +39,10 @@ class R2ScoreMetric(Metric):
     #: Whether a larger value is better (early stopping, best checkpoints).
     higher_is_better = True
 
-    error_kinds = ("non-finite labels", "non-finite predictions")
+    error_kinds = ErrorKinds(
+        nonfinite_labels="non-finite labels",
+        nonfinite_predictions="non-finite predictions",
+    )
     array_inputs = ("labels", "predictions")
 
     def __init__(
@@ -78,7 +81,7 @@ class R2ScoreMetric(Metric):
             )
         if self.check_values:
             sum_y, sum_y2, sse, bad_labels, bad_predictions = r2_sums_checked(labels, predictions)
-            self._record_errors(bad_labels, bad_predictions)
+            self.record_errors(nonfinite_labels=bad_labels, nonfinite_predictions=bad_predictions)
         else:
             sum_y, sum_y2, sse = r2_sums(labels, predictions)
         # The buffers themselves (a 0-d state read as `self.count` costs a failed attribute

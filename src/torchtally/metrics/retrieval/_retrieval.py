@@ -15,7 +15,7 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally._errors import MetricValueError, check_int, tracing
+from torchtally._errors import ErrorKinds, MetricValueError, check_int, tracing
 from torchtally.functional._checks import check_tensor, count_negative, count_nonfinite
 from torchtally.functional.retrieval._core import (
     check_retrieval_args,
@@ -47,11 +47,11 @@ class _RetrievalMetric(Metric):
     higher_is_better = True
     input_kind = "retrieval"
     _kind = ""
-    error_kinds = (
-        "non-finite predictions",
-        "invalid targets",
-        "queries with no relevant target (empty_target_action='error')",
-        "negative weights",
+    error_kinds = ErrorKinds(
+        nonfinite_predictions="non-finite predictions",
+        invalid_targets="invalid targets",
+        empty_queries="queries with no relevant target (empty_target_action='error')",
+        negative_weights="negative weights",
     )
     cat_overflow_terms = (
         "samples",
@@ -166,11 +166,13 @@ class _RetrievalMetric(Metric):
             real = torch.ones_like(target, dtype=torch.bool) if mask is None else mask
             if self.ignore_index is not None:
                 real = torch.logical_and(real, target != self.ignore_index)
-            self._record_errors(
-                count_nonfinite(torch.where(real, preds, 0.0)),
-                self._count_invalid_targets(torch.where(real, target, 0)),
-                torch.count_nonzero(empty) if self.empty_target_action == "error" else None,
-                count_negative(weights),
+            self.record_errors(
+                nonfinite_predictions=count_nonfinite(torch.where(real, preds, 0.0)),
+                invalid_targets=self._count_invalid_targets(torch.where(real, target, 0)),
+                empty_queries=(
+                    torch.count_nonzero(empty) if self.empty_target_action == "error" else None
+                ),
+                negative_weights=count_negative(weights),
             )
 
     def _update_flat(
@@ -209,18 +211,18 @@ class _RetrievalMetric(Metric):
             keep = target != self.ignore_index
             indexes = torch.where(keep, indexes, _IGNORED)
             target = torch.where(keep, target, 0)
-        self._cat_append("preds", preds)
-        self._cat_append("target", target)
-        self._cat_append("indexes", indexes)
+        self.cat_state("preds").append(preds)
+        self.cat_state("target").append(target)
+        self.cat_state("indexes").append(indexes)
         if self.check_values:
             real = (
                 torch.ones_like(target, dtype=torch.bool)
                 if self.ignore_index is None
                 else indexes != _IGNORED
             )
-            self._record_errors(
-                count_nonfinite(torch.where(real, preds, 0.0)),
-                self._count_invalid_targets(target),
+            self.record_errors(
+                nonfinite_predictions=count_nonfinite(torch.where(real, preds, 0.0)),
+                invalid_targets=self._count_invalid_targets(target),
             )
 
     def _count_invalid_targets(self, target: Tensor) -> Tensor | None:
@@ -235,8 +237,8 @@ class _RetrievalMetric(Metric):
             return retrieval_aggregate(
                 self.total, self.weight, self.minimum, self.maximum, self.aggregation
             )
-        preds, count = self._cat_values("preds")
-        target, indexes = self._cat_rows("target"), self._cat_rows("indexes")
+        preds, count = self.cat_state("preds").values()
+        target, indexes = self.cat_state("target").rows(), self.cat_state("indexes").rows()
         rows = torch.arange(preds.shape[0], device=preds.device)
         valid = rows < count
         if self.ignore_index is not None:

@@ -72,11 +72,14 @@ class _Method(nn.Module):
     def __init__(self, metric: Metric, method: str) -> None:
         super().__init__()
         self.metric = metric
-        plain = getattr(type(metric), method)
-        self._call: Callable[..., Any] = getattr(plain, "__wrapped__", plain)
+        # The name, looked up at each call: the unwrapped function itself is not the class
+        # attribute of its name, so it could not be pickled by reference.
+        self.method = method
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        return self._call(self.metric, *args, **kwargs)
+        plain = getattr(type(self.metric), self.method)
+        call: Callable[..., Any] = getattr(plain, "__wrapped__", plain)
+        return call(self.metric, *args, **kwargs)
 
 
 @final
@@ -172,7 +175,10 @@ class BootStrapper(Metric):
             registered = (
                 f"{_PREFIX}_{state.lstrip('_')}" if state != "_errors" else "_replica_errors"
             )
-            self._register(registered, stacked, False, reduction)
+            if registered.startswith("_"):
+                self.register_internal_state(registered, stacked, reduction)
+            else:
+                self.register_state(registered, stacked, reduction=reduction)
             self._names.append(state)
         object.__setattr__(self, "_update_call", _Method(metric, "update"))
         object.__setattr__(self, "_compute_call", _Method(metric, "compute"))
@@ -200,7 +206,7 @@ class BootStrapper(Metric):
         rank = 0
         if torch.distributed.is_available() and torch.distributed.is_initialized():
             rank = torch.distributed.get_rank()
-        step = self._num_updates
+        step = self.update_counter
         seed = self.seed * 1_000_003 + rank
         draws = poisson_weights(seed, step, self.num_bootstraps, rows).to(device)
         given = kwargs.pop(self.weight_arg, None)
@@ -267,7 +273,7 @@ class BootStrapper(Metric):
         errors: Tensor = self._buffers["_replica_errors"]  # type: ignore[assignment]
         if not self.error_kinds or tracing(errors):
             return
-        raise_for_counts(self.name, self.error_kinds, errors[0])
+        raise_for_counts(self.name, tuple(self.error_kinds.values()), errors[0])
 
     def extra_repr(self) -> str:
         return f"name={self.name!r}, metric={type(self._template).__name__}, num_bootstraps={self.num_bootstraps}"

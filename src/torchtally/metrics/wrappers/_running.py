@@ -65,12 +65,15 @@ class Running(Metric):
         self._names: list[tuple[str, str, str]] = []
         for state, tensor, reduction in metric.states():
             ring_name = "_ring_errors" if state == "_errors" else f"ring_{state.lstrip('_')}"
-            initial = metric._defaults[state].reshape(tensor.shape)
+            initial = metric.initial_state(state).reshape(tensor.shape)
             ring = initial.unsqueeze(0).repeat(window, *([1] * tensor.dim()))
             # The ring's slots combine over ranks slot by slot as the state they hold.
-            self._register(ring_name, ring, False, reduction)
+            if ring_name.startswith("_"):
+                self.register_internal_state(ring_name, ring, reduction)
+            else:
+                self.register_state(ring_name, ring, reduction=reduction)
             # The state a fresh update starts from: a constant, so "max" keeps it on merges.
-            self._register(f"_initial_{state.lstrip('_')}", initial.clone(), False, "max")
+            self.register_internal_state(f"_initial_{state.lstrip('_')}", initial.clone(), "max")
             self._names.append((state, ring_name, reduction))
         object.__setattr__(self, "_update_call", _Method(metric, "update"))
         object.__setattr__(self, "_compute_call", _Method(metric, "compute"))
@@ -82,7 +85,7 @@ class Running(Metric):
             for state, _, _ in self._names
         }
         torch.func.functional_call(self._update_call, scratch, args, kwargs)
-        slot = torch.remainder(self._num_updates, self.window).reshape(1)
+        slot = torch.remainder(self.update_counter, self.window).reshape(1)
         for state, ring, _ in self._names:
             buffer: Tensor = self._buffers[ring]  # type: ignore[assignment]
             buffer.index_copy_(0, slot, scratch[f"metric.{state}"].unsqueeze(0).to(buffer.dtype))
@@ -104,7 +107,7 @@ class Running(Metric):
         errors: Tensor = self._buffers["_ring_errors"]  # type: ignore[assignment]
         if not self.error_kinds or tracing(errors):
             return
-        raise_for_counts(self.name, self.error_kinds, errors.sum(0))
+        raise_for_counts(self.name, tuple(self.error_kinds.values()), errors.sum(0))
 
     def extra_repr(self) -> str:
         return f"name={self.name!r}, metric={type(self._template).__name__}, window={self.window}"

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from torchtally._errors import ErrorKinds
 from torchtally.compat.torchmetrics._base import Metric
 
 __all__ = ["BinaryCalibrationError", "MulticlassCalibrationError"]
@@ -22,7 +23,9 @@ _NORMS = ("l1", "l2", "max")
 
 
 class _CalibrationError(Metric):
-    error_kinds = ("targets that are neither a valid label nor ignore_index",)
+    error_kinds = ErrorKinds(
+        invalid_targets="targets that are neither a valid label nor ignore_index"
+    )
     higher_is_better = False
     is_differentiable = False
 
@@ -60,13 +63,13 @@ class _CalibrationError(Metric):
             out = torch.zeros(self.n_bins + 1, dtype=torch.float64, device=values.device)
             return out.index_add_(0, index, values.double() * weight)
 
-        batch = {
+        batch: dict[str, Any] = {
             "count": per_bin(torch.ones_like(confidences)),
             "confidence": per_bin(confidences),
             "accuracy": per_bin(accuracies),
         }
         if self.validate_args:
-            batch["_errors"] = invalid.reshape(1)
+            batch["_errors"] = {"invalid_targets": invalid}
         return batch
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:

@@ -23,6 +23,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from torchtally._errors import ErrorKinds
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.functional._stat_scores import safe_divide
 from torchtally.functional.curves import exact_pr_curve, exact_roc
@@ -157,13 +158,13 @@ class _Curve(Metric):
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         scores, labels, counted, invalid = self._format(preds, target)
-        batch: dict[str, Tensor]
+        batch: dict[str, Any]
         if self.thresholds is None:
             batch = {"scores": scores.double(), "labels": labels.to(torch.int8), "valid": counted}
         else:
             batch = {"confmat": self._binned_confmat(scores, labels, counted)}
         if self.validate_args:
-            batch["_errors"] = invalid.reshape(1)
+            batch["_errors"] = {"invalid_targets": invalid}
         return batch
 
     def _binned_confmat(self, scores: Tensor, labels: Tensor, counted: Tensor) -> Tensor:
@@ -296,7 +297,7 @@ class _Curve(Metric):
 
 
 class _BinaryCurve(_Curve):
-    error_kinds = ("targets that are neither 0/1 nor ignore_index",)
+    error_kinds = ErrorKinds(invalid_targets="targets that are neither 0/1 nor ignore_index")
 
     def __init__(
         self,
@@ -431,7 +432,9 @@ class BinaryAveragePrecision(_BinaryCurve):
 
 
 class _MulticlassCurve(_Curve):
-    error_kinds = ("targets that are neither a class index nor ignore_index",)
+    error_kinds = ErrorKinds(
+        invalid_targets="targets that are neither a class index nor ignore_index"
+    )
     _averages: tuple[str | None, ...] = ("macro", "weighted", "none", None)
 
     def __init__(
@@ -611,7 +614,7 @@ class MulticlassPrecisionRecallCurve(_MulticlassCurveList):
 
 
 class _MultilabelCurve(_Curve):
-    error_kinds = ("targets that are neither 0/1 nor ignore_index",)
+    error_kinds = ErrorKinds(invalid_targets="targets that are neither 0/1 nor ignore_index")
     _averages: tuple[str | None, ...] = ("micro", "macro", "weighted", "none", None)
 
     def __init__(

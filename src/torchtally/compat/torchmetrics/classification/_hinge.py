@@ -12,6 +12,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from torchtally._errors import ErrorKinds
 from torchtally.compat.torchmetrics._base import Metric
 
 __all__ = ["BinaryHingeLoss", "MulticlassHingeLoss"]
@@ -20,7 +21,9 @@ _MODES = ("crammer-singer", "one-vs-all")
 
 
 class _HingeLoss(Metric):
-    error_kinds = ("targets that are neither a valid label nor ignore_index",)
+    error_kinds = ErrorKinds(
+        invalid_targets="targets that are neither a valid label nor ignore_index"
+    )
     higher_is_better = False
     is_differentiable = True
 
@@ -47,12 +50,12 @@ class _HingeLoss(Metric):
         weight = counted.to(measures.dtype)
         if measures.dim() == 2:
             weight = weight.unsqueeze(-1)
-        batch = {
+        batch: dict[str, Any] = {
             "measures": (measures * weight).sum(0).double(),
             "total": counted.double().sum(),
         }
         if self.validate_args:
-            batch["_errors"] = invalid.reshape(1)
+            batch["_errors"] = {"invalid_targets": invalid}
         return batch
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:

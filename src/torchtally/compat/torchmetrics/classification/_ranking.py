@@ -17,6 +17,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from torchtally._errors import ErrorKinds
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.functional._stat_scores import sigmoid_if_logits
 
@@ -28,7 +29,7 @@ __all__ = [
 
 
 class _Ranking(Metric):
-    error_kinds = ("targets that are neither 0, 1 nor ignore_index",)
+    error_kinds = ErrorKinds(invalid_targets="targets that are neither 0, 1 nor ignore_index")
     is_differentiable = False
 
     def __init__(
@@ -85,12 +86,12 @@ class _Ranking(Metric):
         scores = torch.where(ignored, float(-4 * labels), scores)
         relevant = (target == 1) & ~ignored
         candidates = (target != 0) | ignored
-        invalid = (~valid).sum().reshape(1) if self.validate_args else None
+        invalid = (~valid).sum() if self.validate_args else None
         return scores, relevant, candidates, invalid  # type: ignore[return-value]
 
-    def _with_errors(self, batch: dict[str, Tensor], invalid: Tensor | None) -> dict[str, Tensor]:
+    def _with_errors(self, batch: dict[str, Any], invalid: Tensor | None) -> dict[str, Any]:
         if invalid is not None:
-            batch["_errors"] = invalid
+            batch["_errors"] = {"invalid_targets": invalid}
         return batch
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:

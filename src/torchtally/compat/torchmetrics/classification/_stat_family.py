@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import torch
 from torch import Tensor
 
+from torchtally._errors import ErrorKinds
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.functional._stat_scores import (
     binary_confmat_update,
@@ -95,7 +96,7 @@ class ClassificationMetric(Metric):
     """
 
     task: ClassVar[str] = "binary"
-    error_kinds = (_INVALID,)
+    error_kinds = ErrorKinds(invalid_values=_INVALID)
     higher_is_better: bool | None = True
     is_differentiable = False
 
@@ -213,9 +214,9 @@ class ClassificationMetric(Metric):
                 self.threshold,
                 self.ignore_index,
             )
-        batch = {"confmat": confmat}
+        batch: dict[str, Any] = {"confmat": confmat}
         if self.validate_args:
-            batch["_errors"] = invalid.reshape(1)
+            batch["_errors"] = {"invalid_values": invalid}
         return batch
 
     def _value(self, state: Mapping[str, Tensor]) -> Any:
@@ -278,7 +279,7 @@ class ExactMatchBase(Metric):
     """Fraction of samples whose every position (multiclass) or label (multilabel) is right."""
 
     task: ClassVar[str] = "multiclass"
-    error_kinds = (_INVALID,)
+    error_kinds = ErrorKinds(invalid_values=_INVALID)
     higher_is_better = True
     is_differentiable = False
 
@@ -310,9 +311,9 @@ class ExactMatchBase(Metric):
             threshold=self.threshold,
             ignore_index=self.ignore_index,
         )
-        batch = {"correct": correct, "total": total}
+        batch: dict[str, Any] = {"correct": correct, "total": total}
         if self.validate_args:
-            batch["_errors"] = invalid.reshape(1)
+            batch["_errors"] = {"invalid_values": invalid}
         return batch
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
