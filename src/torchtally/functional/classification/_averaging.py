@@ -5,7 +5,10 @@
 - "micro" sums the counts over the kept classes, then takes the ratio.
 - "macro" is the plain mean of the per-class ratios over every kept class; a class absent from
   both labels and predictions counts as 0, as in cstorch (scikit-learn with `labels=` set to
-  the kept classes).
+  the kept classes). `macro_classes="seen"` takes the other rule, scikit-learn's default
+  (`labels=None`) and TorchMetrics': the mean over the kept classes that occur in the labels
+  or the predictions. One correct sample of class 0 out of 4 classes: 0.25 ("all") or 1.0
+  ("seen").
 - "weighted" weights each class by its support (label count); when no kept class has support
   it falls back to "macro", as scikit-learn does.
 - "none" returns the per-class ratios of all classes (ignored ones included).
@@ -25,6 +28,7 @@ from torchtally._errors import check_choice
 
 __all__ = [
     "AVERAGE_TYPES",
+    "MACRO_CLASSES",
     "average_class_scores",
     "check_class_list",
     "kept_classes",
@@ -34,6 +38,8 @@ __all__ = [
 ]
 
 AVERAGE_TYPES = ("micro", "macro", "weighted", "none")
+#: Which classes "macro" averages over: every kept class (cstorch) or those seen (scikit-learn).
+MACRO_CLASSES = ("all", "seen")
 
 #: `score(true_positives, predicted, actual) -> ratio`, elementwise.
 ScoreFn = Callable[[Tensor, Tensor, Tensor], Tensor]
@@ -95,6 +101,7 @@ def average_class_scores(
     average_type: str = "micro",
     task: str = "multiclass",
     ignore: Sequence[int] = (),
+    macro_classes: str = "all",
 ) -> Tensor:
     """Average a per-class score over the `(3, C)` class counts (see the module docstring).
 
@@ -104,6 +111,8 @@ def average_class_scores(
         average_type: "micro", "macro", "weighted" or "none".
         task: "binary", "multiclass" or "multilabel" (decides which classes "macro" covers).
         ignore: Classes left out of every average.
+        macro_classes: "all" (every kept class) or "seen" (kept classes in the labels or
+            the predictions) for "macro" (and "weighted"'s fallback to it).
 
     Returns:
         float64: 0-d, or `(C,)` for "none".
@@ -114,6 +123,7 @@ def average_class_scores(
         tensor(0.7500, dtype=torch.float64)
     """
     check_choice("average_type", average_type, AVERAGE_TYPES)
+    check_choice("macro_classes", macro_classes, MACRO_CLASSES)
     true_positives, predicted, actual = class_counts.unbind(0)
     if average_type == "none":
         return score(true_positives, predicted, actual)
@@ -123,6 +133,8 @@ def average_class_scores(
         return score(tp, pred, act)
     per_class = score(true_positives, predicted, actual)
     included = kept
+    if macro_classes == "seen":
+        included = kept & ((actual > 0) | (predicted > 0))
     macro = masked_mean(per_class, included)
     if average_type == "macro":
         return macro

@@ -55,6 +55,7 @@ def precision_compute(
     average_type: str = "micro",
     task: str = "multiclass",
     ignore_labels: Sequence[int] = (),
+    macro_classes: str = "all",
 ) -> Tensor:
     """Precision from accumulated `(3, C)` class counts.
 
@@ -63,6 +64,8 @@ def precision_compute(
         average_type: "micro", "macro", "weighted" or "none".
         task: "binary", "multiclass" or "multilabel".
         ignore_labels: Classes left out of the average.
+        macro_classes: "all" (cstorch) or "seen" (scikit-learn): the classes "macro"
+            averages over (see `average_class_scores`).
 
     Returns:
         float64: 0-d, or `(C,)` for "none".
@@ -72,7 +75,9 @@ def precision_compute(
         >>> precision_compute(counts, "none")
         tensor([0.5000, 1.0000], dtype=torch.float64)
     """
-    return average_class_scores(class_counts, _precision, average_type, task, ignore_labels)
+    return average_class_scores(
+        class_counts, _precision, average_type, task, ignore_labels, macro_classes
+    )
 
 
 def recall_compute(
@@ -80,6 +85,7 @@ def recall_compute(
     average_type: str = "micro",
     task: str = "multiclass",
     ignore_labels: Sequence[int] = (),
+    macro_classes: str = "all",
 ) -> Tensor:
     """Recall from accumulated `(3, C)` class counts (arguments as `precision_compute`).
 
@@ -88,7 +94,9 @@ def recall_compute(
         >>> recall_compute(counts, "none")
         tensor([1.0000, 0.5000], dtype=torch.float64)
     """
-    return average_class_scores(class_counts, _recall, average_type, task, ignore_labels)
+    return average_class_scores(
+        class_counts, _recall, average_type, task, ignore_labels, macro_classes
+    )
 
 
 def fbeta_compute(
@@ -97,6 +105,7 @@ def fbeta_compute(
     average_type: str = "micro",
     task: str = "multiclass",
     ignore_labels: Sequence[int] = (),
+    macro_classes: str = "all",
 ) -> Tensor:
     """F-beta from accumulated `(3, C)` class counts (other arguments as `precision_compute`).
 
@@ -106,6 +115,8 @@ def fbeta_compute(
         average_type: "micro", "macro", "weighted" or "none".
         task: "binary", "multiclass" or "multilabel".
         ignore_labels: Classes left out of the average.
+        macro_classes: "all" (cstorch) or "seen" (scikit-learn): the classes "macro"
+            averages over (see `average_class_scores`).
 
     Returns:
         float64: 0-d, or `(C,)` for "none".
@@ -121,7 +132,9 @@ def fbeta_compute(
         # (1 + b²) P R / (b² P + R), written on counts so 0/0 cases follow scikit-learn
         return safe_divide((1.0 + beta2) * tp, beta2 * actual + predicted)
 
-    return average_class_scores(class_counts, score, average_type, task, ignore_labels)
+    return average_class_scores(
+        class_counts, score, average_type, task, ignore_labels, macro_classes
+    )
 
 
 def _counts_and_task(

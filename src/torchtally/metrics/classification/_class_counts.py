@@ -17,6 +17,7 @@ from torch import Tensor
 from torchtally._errors import check_choice, check_int
 from torchtally.functional.classification._averaging import (
     AVERAGE_TYPES,
+    MACRO_CLASSES,
     check_class_list,
 )
 from torchtally.functional.classification._class_counts import (
@@ -250,8 +251,10 @@ class AveragedClassCountsMetric(ClassCountsMetric):
         multilabel: bool = False,
         check_values: bool = True,
         score_kind: str = "auto",
+        macro_classes: str = "all",
     ) -> None:
         check_choice("average_type", average_type, AVERAGE_TYPES)
+        check_choice("macro_classes", macro_classes, MACRO_CLASSES)
         super().__init__(
             num_classes,
             multilabel=multilabel,
@@ -261,6 +264,7 @@ class AveragedClassCountsMetric(ClassCountsMetric):
             score_kind=score_kind,
         )
         self.average_type = average_type
+        self.macro_classes = macro_classes
         self.ignore_labels = self._ignored("ignore_labels", ignore_labels)
 
 

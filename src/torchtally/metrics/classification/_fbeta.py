@@ -28,6 +28,7 @@ class _FBeta(AveragedClassCountsMetric):
         multilabel: bool,
         check_values: bool,
         score_kind: str,
+        macro_classes: str,
     ) -> None:
         self.beta = check_beta(beta)
         super().__init__(
@@ -39,11 +40,17 @@ class _FBeta(AveragedClassCountsMetric):
             multilabel=multilabel,
             check_values=check_values,
             score_kind=score_kind,
+            macro_classes=macro_classes,
         )
 
     def _fbeta(self) -> Tensor:
         return fbeta_compute(
-            self.class_counts, self.beta, self.average_type, self.task, self.ignore_labels
+            self.class_counts,
+            self.beta,
+            self.average_type,
+            self.task,
+            self.ignore_labels,
+            self.macro_classes,
         )
 
 
@@ -67,6 +74,9 @@ class FBetaScoreMetric(_FBeta):
             and raise them at compute.
         score_kind: What floating scores shaped like the labels are: "auto" (logits when a
             batch has a score outside [0, 1], else probabilities), "probabilities" or "logits".
+        macro_classes: Which classes "macro" averages over: "all" (default, cstorch's rule:
+            a class absent from labels and predictions counts as 0) or "seen" (scikit-learn's
+            and TorchMetrics' rule: only the classes in the labels or the predictions).
 
     Example:
         >>> metric = FBetaScoreMetric(3, beta=2.0, average_type="macro", ignore_labels=[0])
@@ -93,6 +103,7 @@ class FBetaScoreMetric(_FBeta):
         multilabel: bool = False,
         check_values: bool = True,
         score_kind: str = "auto",
+        macro_classes: str = "all",
     ) -> None:
         super().__init__(
             num_classes,
@@ -104,6 +115,7 @@ class FBetaScoreMetric(_FBeta):
             multilabel,
             check_values,
             score_kind,
+            macro_classes,
         )
 
     def compute(self) -> Tensor:
@@ -125,6 +137,9 @@ class F1ScoreMetric(_FBeta):
             and raise them at compute.
         score_kind: What floating scores shaped like the labels are: "auto" (logits when a
             batch has a score outside [0, 1], else probabilities), "probabilities" or "logits".
+        macro_classes: Which classes "macro" averages over: "all" (default, cstorch's rule:
+            a class absent from labels and predictions counts as 0) or "seen" (scikit-learn's
+            and TorchMetrics' rule: only the classes in the labels or the predictions).
 
     Example:
         >>> metric = F1ScoreMetric()
@@ -149,6 +164,7 @@ class F1ScoreMetric(_FBeta):
         multilabel: bool = False,
         check_values: bool = True,
         score_kind: str = "auto",
+        macro_classes: str = "all",
     ) -> None:
         super().__init__(
             num_classes,
@@ -160,6 +176,7 @@ class F1ScoreMetric(_FBeta):
             multilabel,
             check_values,
             score_kind,
+            macro_classes,
         )
 
     def compute(self) -> Tensor:

@@ -26,8 +26,10 @@ class RecallMetric(AveragedClassCountsMetric):
     - multilabel (`multilabel=True`): `(..., C)` 0/1 indicators; predictions 0/1 or scores.
 
     A class with no label has recall 0 (scikit-learn's default zero division).
-    "macro" averages multiclass classes seen in labels or predictions, and every label for
-    multilabel, as scikit-learn does; see `torchtally.functional.classification._averaging`.
+    "macro" averages over every class (cstorch's rule: a class absent from both labels and
+    predictions counts as 0); `macro_classes="seen"` averages over the classes that occur in
+    the labels or the predictions (scikit-learn's default and TorchMetrics'); see
+    `torchtally.functional.classification._averaging`.
 
     Args:
         num_classes: None for binary, else the number of classes (or labels).
@@ -40,6 +42,9 @@ class RecallMetric(AveragedClassCountsMetric):
             and raise them at compute.
         score_kind: What floating scores shaped like the labels are: "auto" (logits when a
             batch has a score outside [0, 1], else probabilities), "probabilities" or "logits".
+        macro_classes: Which classes "macro" averages over: "all" (default, cstorch's rule:
+            a class absent from labels and predictions counts as 0) or "seen" (scikit-learn's
+            and TorchMetrics' rule: only the classes in the labels or the predictions).
 
     Example:
         >>> metric = RecallMetric(3, average_type="macro")
@@ -55,4 +60,10 @@ class RecallMetric(AveragedClassCountsMetric):
     higher_is_better = True
 
     def compute(self) -> Tensor:
-        return recall_compute(self.class_counts, self.average_type, self.task, self.ignore_labels)
+        return recall_compute(
+            self.class_counts,
+            self.average_type,
+            self.task,
+            self.ignore_labels,
+            self.macro_classes,
+        )
