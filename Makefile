@@ -17,7 +17,7 @@ $(VENV)/.base:
 
 $(VENV)/.dev: $(VENV)/.base pyproject.toml
 	$(PIP) install -q -e ".[dev]"
-	$(PIP) install -q --no-deps neurobench==2.3.0 snntorch==1.0.0
+	$(PIP) install -q --no-deps neurobench==2.3.0 snntorch==1.0.0 lightning==2.6.6
 	touch $@
 
 demo: $(VENV)/.base
