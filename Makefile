@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 # torch first, pinned: this machine carries the 2.13.0 CPU wheel; any looser spec pulls a CUDA build.
 TORCH := torch==2.13.0
 
-.PHONY: demo test lint typecheck unit bench clean docs
+.PHONY: demo test lint typecheck unit bench clean docs bare-install-check
 
 $(VENV)/.base:
 	$(PYTHON) -m venv $(VENV)
@@ -38,7 +38,18 @@ unit: $(VENV)/.dev
 docs: $(VENV)/.dev
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
-test: lint typecheck unit docs
+# A user's install: a fresh venv with torch alone, then the package with no extras (CI
+# installs .[all], which would hide an import of an optional package); run from outside the
+# tree so that src/ is not what gets imported.
+BARE := build/bare-venv
+bare-install-check:
+	rm -rf $(BARE)
+	$(PYTHON) -m venv $(BARE)
+	$(BARE)/bin/python -m pip install -q $(TORCH)
+	$(BARE)/bin/python -m pip install -q .
+	cd $(BARE) && bin/python $(CURDIR)/scripts/bare_install_check.py
+
+test: lint typecheck unit docs bare-install-check
 
 bench: $(VENV)/.dev
 	$(PY) -m benchmarks run

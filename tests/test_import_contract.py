@@ -4,9 +4,10 @@ Every module under src/torchtally is parsed (nothing is imported), and every `im
 `from ... import` naming torchtally is checked, wherever it is written: at module level, inside
 a function (a lazy import) or under `if TYPE_CHECKING:`. The layers, bottom up:
 
-- **Neutral** private modules at the root, `torchtally._errors` (argument checks, error types)
-  and `torchtally._records` (the record/event types `metrics.system` emits and `learn`
-  consumes), import no other torchtally module, and every package may import them.
+- **Neutral** private modules at the root, `torchtally._errors` (argument checks, error types),
+  `torchtally._records` (the record/event types `metrics.system` emits and `learn`
+  consumes) and `torchtally._optional` (imports of optional packages that name their extra),
+  import no other torchtally module, and every package may import them.
 - **Metric core**: `functional` imports only itself and the neutral modules; `metrics` imports
   only `functional` and the neutral modules (the state sync lives in `metrics._sync`, next to
   the states it swaps); `distributed` imports only `metrics`, `functional` and the neutral
@@ -45,7 +46,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = "torchtally"
 
-NEUTRAL = frozenset({"_errors", "_records"})
+NEUTRAL = frozenset({"_errors", "_records", "_optional"})
 METRIC_CORE = frozenset({"functional", "metrics", "distributed"})
 CSTORCH = frozenset({"runtime", "optim", "amp", "utils"})
 PERIPHERY = frozenset({"compat", "learn", "bench"})
@@ -55,6 +56,7 @@ APPLICATION = frozenset({"<root>", "cli", "_demo", "__main__"})
 ALLOWED: dict[str, frozenset[str]] = {
     "_errors": frozenset({"_errors"}),
     "_records": frozenset({"_records"}),
+    "_optional": frozenset({"_optional"}),
     "functional": frozenset({"functional"}) | NEUTRAL,
     "metrics": frozenset({"metrics", "functional"}) | NEUTRAL,
     "distributed": frozenset({"distributed", "metrics", "functional"}) | NEUTRAL,
@@ -75,9 +77,10 @@ PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {
 # Third-party packages other than torch that a core module imports at import time.
 EAGER_THIRD_PARTY: dict[tuple[str, str], str] = {
     ("runtime", "numpy"): (
-        "the HDF5 checkpoint modules (runtime/_checkpoint/) build numpy arrays at module "
-        "level, and runtime imports them eagerly; torch does not require numpy, so this is a "
-        "debt to pay by importing them on first save/load"
+        "the HDF5 checkpoint format modules (runtime/_checkpoint/: format, encode, decode, "
+        "hdf5, cstorch) build numpy arrays at module level; `save` and `load` import them "
+        "only after h5py (which needs numpy), so `import torchtally` needs torch alone "
+        "(`make bare-install-check`)"
     ),
     ("utils", "tensorboard"): (
         "utils.tensorboard is the tensorboard extra itself; `torchtally.utils` imports it only "

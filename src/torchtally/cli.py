@@ -3,7 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import sys
 from collections.abc import Sequence
+
+# What the demo cannot run without (its data set and its plots), by import name and package;
+# every extra it shows off comes with `torchtally[all]`.
+_DEMO_NEEDS = {"sklearn": "scikit-learn", "matplotlib": "matplotlib"}
+_DEMO_HINT = "Install the demo's extras with `pip install torchtally[all]`."
+
+
+def _importable(name: str) -> bool:
+    try:
+        importlib.import_module(name)  # the demo imports it next anyway
+    except ImportError:
+        return False
+    return True
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -19,9 +34,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     plot.add_argument("--out", default=None, help="where to write (default: LOGDIR/plots)")
     args = parser.parse_args(argv)
     if args.command == "demo":
+        missing = [pkg for name, pkg in _DEMO_NEEDS.items() if not _importable(name)]
+        if missing:
+            print(f"torchtally demo needs {' and '.join(missing)}. {_DEMO_HINT}", file=sys.stderr)
+            return 2
         from torchtally._demo import run_demo
 
-        return run_demo(epochs=args.epochs, compile_step=not args.no_compile, out=args.out)
+        try:
+            return run_demo(epochs=args.epochs, compile_step=not args.no_compile, out=args.out)
+        except ModuleNotFoundError as err:  # an extra the checks above do not name
+            if not err.name or err.name.partition(".")[0] in ("torch", "torchtally"):
+                raise
+            print(
+                f"torchtally demo needs {err.name}, which is not installed. {_DEMO_HINT}",
+                file=sys.stderr,
+            )
+            return 2
     if args.command == "plot":
         from torchtally.learn import plot_logdir
 

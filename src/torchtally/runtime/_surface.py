@@ -9,13 +9,17 @@ itself falls back to plain torch, which is what they do here: `use_cs()` is Fals
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-import numpy as np
 import torch
 
+from torchtally._optional import import_numpy
 from torchtally.runtime._backend import current_backend
+
+if TYPE_CHECKING:  # numpy is optional: imported where an array is made
+    import numpy as np
 
 __all__ = [
     "current_name_scope",
@@ -145,8 +149,9 @@ def to_numpy(tensor: torch.Tensor | np.ndarray) -> np.ndarray:
         >>> to_numpy(torch.tensor([1.0, 2.0]))
         array([1., 2.], dtype=float32)
     """
-    if isinstance(tensor, np.ndarray):
-        return tensor
+    numpy = import_numpy("`to_numpy`")  # Tensor.numpy() needs it too
+    if isinstance(tensor, numpy.ndarray):
+        return cast("np.ndarray", tensor)
     if not isinstance(tensor, torch.Tensor):
         raise TypeError(
             f"Argument `tensor` must be a torch.Tensor or numpy array. Received: "
@@ -162,12 +167,15 @@ def from_numpy(array: np.ndarray | torch.Tensor) -> torch.Tensor:
     """`torch.from_numpy`, copying read-only arrays first; tensors are returned as they are.
 
     Example:
+        >>> import numpy as np
         >>> from_numpy(np.arange(3))
         tensor([0, 1, 2])
     """
     if isinstance(array, torch.Tensor):
         return array
-    if not isinstance(array, np.ndarray):
+    # Without numpy imported, nothing passed in can be an array: no import is needed to say so.
+    numpy = sys.modules.get("numpy")
+    if numpy is None or not isinstance(array, numpy.ndarray):
         raise TypeError(f"Argument `array` must be a numpy array. Received: {type(array).__name__}")
     return torch.from_numpy(array if array.flags.writeable else array.copy())
 

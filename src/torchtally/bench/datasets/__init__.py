@@ -1,7 +1,16 @@
 """NeuroBench's data sets with its interfaces, over local files (nothing is ever downloaded; a
 missing file is an error naming it): Mackey-Glass (generated locally), WISDM, SpeechCommands,
 PrimateReaching, MSWC (few-shot keyword spotting) and ThorEEGMI. Gen4DetectionDataLoader
-checks its files, then says why it is not reimplemented (it needs Prophesee's SDK)."""
+checks its files, then says why it is not reimplemented (it needs Prophesee's SDK).
+
+They read and build numpy arrays: this package needs the `numpy` extra."""
+
+# ruff: noqa: E402  (the numpy check runs before the submodules that import numpy)
+
+from torchtally._optional import import_numpy
+
+import_numpy("`torchtally.bench.datasets`")  # one clear error before any submodule's import
+
 
 from torchtally.bench.datasets._eeg import ThorEEGMI
 from torchtally.bench.datasets._gen4 import Gen4DetectionDataLoader

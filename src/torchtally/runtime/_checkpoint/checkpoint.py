@@ -31,11 +31,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import torch
 
 from torchtally._errors import check_int
-from torchtally.runtime._checkpoint.cstorch import is_cstorch_file, read_cstorch, write_cstorch
-from torchtally.runtime._checkpoint.decode import VIEW_LIMIT_BYTES, decode_tree, device_mapper
-from torchtally.runtime._checkpoint.encode import encode_tree
-from torchtally.runtime._checkpoint.format import CheckpointError, import_h5py
-from torchtally.runtime._checkpoint.hdf5 import read_container, write_container
+from torchtally.runtime._checkpoint.common import (
+    VIEW_LIMIT_BYTES,
+    CheckpointError,
+    device_mapper,
+    import_h5py,
+)
 from torchtally.runtime._checkpoint.retention import record_and_prune
 
 if TYPE_CHECKING:
@@ -103,6 +104,11 @@ def save(
             f'Argument `format` must be "torchtally" or "cstorch". Received: format={format!r}'
         )
     h5py = import_h5py()
+    # The format modules use numpy at import time; h5py has just brought it in.
+    from torchtally.runtime._checkpoint.cstorch import write_cstorch
+    from torchtally.runtime._checkpoint.encode import encode_tree
+    from torchtally.runtime._checkpoint.hdf5 import write_container
+
     target = _save_target(path)
     limit = _resolve_limit(max_checkpoints)
     if format == "cstorch":
@@ -164,6 +170,10 @@ def load(
             f"torch.save file (its first bytes are {head!r})."
         )
     h5py = import_h5py()
+    from torchtally.runtime._checkpoint.cstorch import is_cstorch_file, read_cstorch
+    from torchtally.runtime._checkpoint.decode import decode_tree
+    from torchtally.runtime._checkpoint.hdf5 import read_container
+
     try:
         with h5py.File(target, "r") as f:
             if is_cstorch_file(f):

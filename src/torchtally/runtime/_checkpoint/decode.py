@@ -12,13 +12,13 @@ import json
 import re
 import struct
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 import torch
 
+from torchtally.runtime._checkpoint.common import VIEW_LIMIT_BYTES, DevicePlacer, device_mapper
 from torchtally.runtime._checkpoint.format import (
     BITS_DTYPES,
     MAX_DEPTH,
@@ -38,11 +38,6 @@ __all__ = [
     "storage_specs",
 ]
 
-#: A loaded tensor may view more elements than its storage holds (stride 0, as `expand` makes)
-#: only up to this many bytes: beyond it, the first copy of the view would exhaust memory.
-VIEW_LIMIT_BYTES = 1 << 30
-
-DevicePlacer = Callable[[str], torch.device]
 # Sizes, strides and offsets above this cannot describe real memory; refusing them early keeps
 # Python ints that overflow int64 away from torch.
 _MAX_INDEX = 2**62
@@ -197,50 +192,6 @@ def storage_specs(manifest: dict[str, Any]) -> list[StorageSpec]:
             raise _fail(where, "field 'sha256' must be 64 lowercase hex digits")
         specs.append(StorageSpec(array_dtype, numel, digest, record["dtype"], torch_dtype, device))
     return specs
-
-
-def device_mapper(map_location: Any) -> DevicePlacer:
-    """Turn a torch-style `map_location` into a function from saved device to target device.
-
-    Args:
-        map_location: None (keep the saved device), a str or torch.device (everything there),
-            or a dict from saved device strings to target devices (others stay put).
-
-    Returns:
-        A function taking a saved device string and returning the device to load onto.
-
-    Example:
-        >>> device_mapper("cpu")("cuda:0")
-        device(type='cpu')
-    """
-
-    def parse(value: Any, what: str) -> torch.device:
-        try:
-            return torch.device(value)
-        except (RuntimeError, TypeError, ValueError) as err:
-            raise ValueError(
-                f"Argument `map_location` must name a valid device{what}. Received: {value!r}"
-            ) from err
-
-    if map_location is None:
-        return lambda saved: torch.device(saved)
-    if isinstance(map_location, (str, torch.device)):
-        target = parse(map_location, "")
-        return lambda saved: target
-    if isinstance(map_location, Mapping):
-        table = {}
-        for key, value in map_location.items():
-            if not isinstance(key, str):
-                raise TypeError(
-                    "Argument `map_location` as a dict must have str keys (saved devices such as "
-                    f"'cuda:0'). Received key: {key!r}"
-                )
-            table[key] = parse(value, f" for saved device {key!r}")
-        return lambda saved: table[saved] if saved in table else torch.device(saved)
-    raise TypeError(
-        "Argument `map_location` must be None, a str, a torch.device, or a dict mapping saved "
-        f"device strings to devices. Received: {map_location!r}"
-    )
 
 
 class _Decoder:

@@ -20,11 +20,12 @@ node kinds, and datasets are plain numeric arrays.
 from __future__ import annotations
 
 import functools
-from types import ModuleType
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import torch
+
+from torchtally.runtime._checkpoint.common import CheckpointError, import_h5py, short_where
 
 __all__ = [
     "BITS_DTYPES",
@@ -45,21 +46,6 @@ FORMAT_VERSION = 1
 # Nesting deeper than this is refused on save and on load: a state dict is a few levels deep,
 # and a bound keeps a hostile manifest from exhausting the interpreter stack.
 MAX_DEPTH = 200
-
-
-class CheckpointError(RuntimeError, ValueError):
-    """A file is not a readable checkpoint: corrupt, truncated, incomplete, or not allowed.
-
-    Example:
-        >>> from pathlib import Path
-        >>> from torchtally.runtime import load
-        >>> _ = Path("notes.txt").write_text("not a checkpoint")
-        >>> try:
-        ...     load("notes.txt")
-        ... except CheckpointError as err:
-        ...     print(err)  # names the file and what is wrong with it
-        Cannot load '.../notes.txt': it is neither a torchtally checkpoint (HDF5) nor a torch.save file (its first bytes are b'not a ch').
-    """
 
 
 # torch dtypes numpy stores as they are (HDF5 maps these to native types; bool becomes an enum).
@@ -106,26 +92,6 @@ NUMPY_DTYPES: dict[str, np.dtype[Any]] = {
     for code in ("?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16")
     for order in ("<", ">")
 }
-
-
-def short_where(where: str, limit: int = 160) -> str:
-    """Shorten a location such as "state_dict['a'][0]…" for an error message.
-
-    Args:
-        where: The location string.
-        limit: Longest string returned.
-
-    Returns:
-        `where`, or its start and end joined by "…" when it is longer than `limit`.
-
-    Example:
-        >>> short_where("abcdefghij", limit=5)
-        'ab…ij'
-    """
-    if len(where) <= limit:
-        return where
-    keep = (limit - 1) // 2
-    return f"{where[:keep]}…{where[-keep:]}"
 
 
 def dtype_name(dtype: torch.dtype) -> str:
@@ -180,22 +146,3 @@ def numpy_dtype_for(dtype: torch.dtype) -> np.dtype[Any] | None:
     if dtype in BITS_DTYPES:
         return NATIVE_DTYPES[BITS_DTYPES[dtype]]
     return None
-
-
-def import_h5py() -> ModuleType:
-    """Import h5py, which is an optional dependency, with an install hint when it is missing.
-
-    Returns:
-        The h5py module.
-
-    Example:
-        >>> h5py = import_h5py()
-    """
-    try:
-        import h5py
-    except ImportError as err:
-        raise ImportError(
-            "torchtally checkpoints need h5py, which is not installed. "
-            "Install it with `pip install torchtally[checkpoint]`."
-        ) from err
-    return cast(ModuleType, h5py)
