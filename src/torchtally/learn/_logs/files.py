@@ -4,17 +4,20 @@ Records go to `logdir/<split>/epoch-<n>.csv` (or `.jsonl`), machine samples to
 `logdir/system/...`, one row per value with the columns of `MetricRecord` (split, epoch, step,
 name, value, wall_time, unit). Files are appended to. A `fit` that resumes first drops the rows
 its checkpoint does not cover (logged after it, before the run was stopped or killed: they are
-logged again), so the files read as one uninterrupted run; a fresh run in a used logdir appends
+logged again) and a last line cut mid-write (with a warning), so the files read as one
+uninterrupted run; a fresh run in a used logdir appends
 (give each run its own logdir). `read_records` parses them back.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
 import threading
+import warnings
 from pathlib import Path
 from typing import Any, final
 
@@ -86,9 +89,9 @@ class FileLogger(Observer):
         if not folder.is_dir():
             return
         for path in folder.glob(f"epoch-*.{self.format}"):
-            records = _read_file(path)
+            records, cut = _read_file_and_tail(path)
             kept = [r for r in records if r.step <= last_step]
-            if len(kept) == len(records):
+            if len(kept) == len(records) and not cut:
                 continue
             if not kept:
                 path.unlink()
@@ -148,6 +151,9 @@ def _row(record: MetricRecord) -> tuple[Any, ...]:
 def read_records(logdir: str | os.PathLike[str], split: str | None = None) -> list[MetricRecord]:
     """Parse the files a `FileLogger` wrote back into records.
 
+    A last line cut mid-write (a run killed while logging) is dropped with a warning naming the
+    file and the line; any other line that is not a record raises a ValueError naming them.
+
     Args:
         logdir: The log directory.
         split: Only this split's records (default: every split found).
@@ -182,20 +188,79 @@ def _epoch_of(path: Path) -> int:
 
 
 def _read_file(path: Path) -> list[MetricRecord]:
+    return _read_file_and_tail(path)[0]
+
+
+def _read_file_and_tail(path: Path) -> tuple[list[MetricRecord], bool]:
+    """The records of a log file, and whether its last line was cut mid-write.
+
+    Every row is written whole with its newline, so a last line without one is what a run
+    killed while appending leaves: it is dropped, with a warning naming the file and the line
+    (its start may even parse as a record with a wrong value). Any other line that is not a
+    record is damage: a ValueError naming the file and the line.
+    """
     with open(path, newline="", encoding="utf-8") as handle:
-        if path.suffix == ".csv":
-            rows: list[dict[str, Any]] = list(csv.DictReader(handle))
-        else:
-            rows = [json.loads(line) for line in handle if line.strip()]
-    return [
-        MetricRecord(
-            split=str(row["split"]),
-            epoch=int(row["epoch"]),
-            step=int(row["step"]),
-            name=str(row["name"]),
-            value=math.nan if row["value"] is None else float(row["value"]),
-            wall_time=float(row["wall_time"]),
-            unit=str(row["unit"] or ""),
+        text = handle.read()
+    complete = text[: text.rfind("\n") + 1]
+    cut = text[len(complete) :]
+    if cut:
+        warnings.warn(
+            f"{path}: line {complete.count(chr(10)) + 1} was cut mid-write (the run stopped "
+            f"while logging it) and is dropped: {cut[:60]!r}",
+            UserWarning,
+            stacklevel=3,
         )
-        for row in rows
-    ]
+    rows = _csv_rows(path, complete) if path.suffix == ".csv" else _jsonl_rows(path, complete)
+    records = []
+    for line, row in rows:
+        try:
+            records.append(_record(row))
+        except (KeyError, TypeError, ValueError) as err:
+            raise ValueError(f"{path}, line {line}: not a log record ({err}): {row!r}") from err
+    return records, bool(cut)
+
+
+def _csv_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for fields in reader:
+        if reader.line_num == 1:
+            if tuple(fields) != COLUMNS:
+                raise ValueError(
+                    f"{path}, line 1: the header must be {','.join(COLUMNS)}, found {fields!r}"
+                )
+            continue
+        if len(fields) != len(COLUMNS):
+            raise ValueError(
+                f"{path}, line {reader.line_num}: a row has {len(COLUMNS)} fields, found "
+                f"{len(fields)}: {fields!r}"
+            )
+        rows.append((reader.line_num, dict(zip(COLUMNS, fields))))
+    return rows
+
+
+def _jsonl_rows(path: Path, text: str) -> list[tuple[int, Any]]:
+    rows: list[tuple[int, Any]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((number, json.loads(line)))
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}, line {number}: not JSON ({err}): {line[:80]!r}") from err
+    return rows
+
+
+def _record(row: Any) -> MetricRecord:
+    if not isinstance(row, dict):
+        raise TypeError(f"a record is a JSON object, found {type(row).__name__}")
+    value = row["value"]
+    return MetricRecord(
+        split=str(row["split"]),
+        epoch=int(row["epoch"]),
+        step=int(row["step"]),
+        name=str(row["name"]),
+        value=math.nan if value is None else float(value),
+        wall_time=float(row["wall_time"]),
+        unit=str(row["unit"] or ""),
+    )
