@@ -120,7 +120,11 @@ def save(
 
 
 def load(
-    path: str | os.PathLike[str], map_location: Any = None, *, unsafe_unpickle: bool = False
+    path: str | os.PathLike[str],
+    map_location: Any = None,
+    *,
+    unsafe_unpickle: bool = False,
+    max_bytes: int | None = None,
 ) -> Any:
     """Load a checkpoint written by `save`, by `cerebras.pytorch.save` 2.x, or by `torch.save`.
 
@@ -136,13 +140,20 @@ def load(
         unsafe_unpickle: Also unpickle what the file holds as pickles (`torch.load` with
             weights_only=False; dill entries of a cstorch checkpoint). Unpickling runs code
             stored in the file: pass True only for files you trust.
+        max_bytes: For cstorch checkpoints, the most bytes of data their entries may declare
+            in all. Compression, never-written chunks and `DeferredFullTensor` entries let a
+            file of a few KiB declare GiBs, so the sizes are summed before anything is
+            allocated; the default (None) allows 1,024 times the file's size, at least
+            256 MiB, and never more than this machine's memory. torchtally checkpoints and
+            torch.save files store their data uncompressed and are bounded by their size.
 
     Returns:
         The saved object, with the container, key and tensor types it was saved with.
 
     Raises:
         CheckpointError: The file is truncated, corrupt, incomplete, from a newer format
-            version, not a checkpoint, or holds pickles and `unsafe_unpickle` is False.
+            version, not a checkpoint, holds pickles and `unsafe_unpickle` is False, or
+            declares more data than `max_bytes`.
         FileNotFoundError: `path` does not name a file.
 
     Example:
@@ -155,6 +166,11 @@ def load(
     if not isinstance(unsafe_unpickle, bool):
         raise TypeError(
             f"Argument `unsafe_unpickle` must be a bool. Received: unsafe_unpickle={unsafe_unpickle!r}"
+        )
+    if max_bytes is not None and (type(max_bytes) is not int or max_bytes < 0):
+        raise TypeError(
+            "Argument `max_bytes` must be None or an int >= 0 (bytes). "
+            f"Received: max_bytes={max_bytes!r}"
         )
     if isinstance(map_location, str) and map_location == "cache":
         map_location = None  # cstorch's "cache" keeps lazily read tensors; ours are read at once
@@ -177,7 +193,14 @@ def load(
     try:
         with h5py.File(target, "r") as f:
             if is_cstorch_file(f):
-                return read_cstorch(h5py, f, place, unsafe_unpickle=unsafe_unpickle)
+                return read_cstorch(
+                    h5py,
+                    f,
+                    place,
+                    unsafe_unpickle=unsafe_unpickle,
+                    max_bytes=max_bytes,
+                    file_size=os.path.getsize(target),
+                )
             manifest, specs, arrays = read_container(h5py, f)
         return decode_tree(manifest, specs, arrays, place)
     except ImportError:

@@ -29,6 +29,7 @@ import json
 import math
 import os
 from collections import OrderedDict
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any, cast
 
@@ -38,7 +39,15 @@ import torch.utils._pytree as pytree
 
 from torchtally.runtime._checkpoint.format import CheckpointError, short_where, torch_dtype_named
 
-__all__ = ["CSTORCH_VERSION", "is_cstorch_file", "read_cstorch", "write_cstorch"]
+__all__ = [
+    "CSTORCH_VERSION",
+    "EXPANSION_FLOOR_BYTES",
+    "EXPANSION_LIMIT",
+    "default_max_bytes",
+    "is_cstorch_file",
+    "read_cstorch",
+    "write_cstorch",
+]
 
 CSTORCH_VERSION = 0.5
 _CSTORCH_RELEASE = "2.10.0"  # what the files say they were written by, for Cerebras' own tools
@@ -313,7 +322,9 @@ def _torch_dtype(meta: dict[str, Any], where: str) -> torch.dtype:
     return dtype
 
 
-def _read_data(h5py: ModuleType, f: Any, key: str, shape: list[int] | None) -> np.ndarray:
+def _checked_dataset(h5py: ModuleType, f: Any, key: str, shape: list[int] | None) -> Any:
+    """The entry's dataset, checked to hold plain numbers (of the shape its metadata gives)
+    and to declare no more bytes than this machine's memory; nothing is read yet."""
     dataset = _dataset(h5py, f, key)
     found = dataset.dtype
     if (
@@ -325,7 +336,7 @@ def _read_data(h5py: ModuleType, f: Any, key: str, shape: list[int] | None) -> n
     if shape is not None and tuple(dataset.shape) != tuple(shape):
         raise _fail(key, f"has shape {dataset.shape} but its metadata says {tuple(shape)}.")
     # Compressed or never-written chunks can declare any size in a tiny file.
-    nbytes = math.prod(dataset.shape) * found.itemsize
+    nbytes = _dataset_bytes(dataset)
     memory = _host_memory_bytes()
     if memory is not None and nbytes > memory:
         raise _fail(
@@ -334,28 +345,52 @@ def _read_data(h5py: ModuleType, f: Any, key: str, shape: list[int] | None) -> n
             f"{dataset.id.get_storage_size()} bytes), more than this machine's memory "
             f"({memory} bytes).",
         )
-    array = np.asarray(dataset[()])
-    array = array.astype(array.dtype.newbyteorder("="), copy=False)
+    return dataset
+
+
+def _dataset_bytes(dataset: Any) -> int:
+    return int(math.prod(dataset.shape)) * int(dataset.dtype.itemsize)
+
+
+def _storage_dtype(dtype: torch.dtype) -> torch.dtype:
+    """The dtype a tensor of `dtype` is stored as (numpy has no bfloat16: its int16 bits)."""
+    return torch.int16 if dtype == torch.bfloat16 else dtype
+
+
+def _check_stored_dtype(found: np.dtype[Any], dtype: torch.dtype, key: str) -> None:
+    if dtype == torch.bfloat16:
+        if found.kind not in "iu" or found.itemsize != 2:
+            raise _fail(key, f"a bfloat16 tensor must be stored as 16-bit integers, found {found}.")
+        return
+    expected = torch.empty(0, dtype=dtype).numpy().dtype
+    if found.kind != expected.kind or found.itemsize != expected.itemsize:
+        raise _fail(key, f"a {dtype} tensor must be stored as {expected}, found {found}.")
+
+
+def _read_tensor(dataset: Any, dtype: torch.dtype, key: str) -> torch.Tensor:
+    """Read the dataset straight into a new tensor: one allocation of its size and no copy
+    (HDF5 converts a foreign byte order as it reads)."""
+    storage = torch.empty(tuple(dataset.shape), dtype=_storage_dtype(dtype))
+    if storage.numel():
+        dataset.read_direct(storage.numpy())
+    if dtype == torch.bool and storage.numel() and int(storage.view(torch.uint8).max()) > 1:
+        raise _fail(key, "holds bool values other than 0 and 1.")
+    return storage.view(dtype) if dtype == torch.bfloat16 else storage
+
+
+def _read_array(dataset: Any, key: str) -> np.ndarray:
+    """Read the dataset into a new numpy array of its dtype in native byte order: one
+    allocation, no copy."""
+    array = np.empty(dataset.shape, dtype=dataset.dtype.newbyteorder("="))
+    if array.size:
+        dataset.read_direct(array)
     if array.dtype.kind == "b" and array.size and int(array.view(np.uint8).max()) > 1:
         raise _fail(key, "holds bool values other than 0 and 1.")
     return array
 
 
-def _tensor(array: np.ndarray, dtype: torch.dtype, key: str) -> torch.Tensor:
-    if dtype == torch.bfloat16:
-        if array.dtype.kind not in "iu" or array.dtype.itemsize != 2:
-            raise _fail(
-                key, f"a bfloat16 tensor must be stored as 16-bit integers, found {array.dtype}."
-            )
-        return torch.from_numpy(np.array(array, order="C", copy=True).view(np.int16)).view(dtype)
-    expected = torch.empty(0, dtype=dtype).numpy().dtype
-    if array.dtype.kind != expected.kind or array.dtype.itemsize != expected.itemsize:
-        raise _fail(key, f"a {dtype} tensor must be stored as {expected}, found {array.dtype}.")
-    return torch.from_numpy(np.array(array, dtype=expected, copy=True))
-
-
-def _full(meta: dict[str, Any], key: str, device: torch.device) -> torch.Tensor:
-    """A tensor cstorch stored as its shape and one fill value."""
+def _full(meta: dict[str, Any], key: str, device: torch.device) -> tuple[int, Callable[[], Any]]:
+    """A tensor cstorch stored as its shape and one fill value: its bytes, and how to make it."""
     shape, name, value = meta.get("shape"), meta.get("dtype"), meta.get("fill_value")
     dtype = torch_dtype_named(name.removeprefix("torch.")) if isinstance(name, str) else None
     if (
@@ -376,11 +411,68 @@ def _full(meta: dict[str, Any], key: str, device: torch.device) -> torch.Tensor:
             f"declares a full {dtype} tensor of shape {shape} ({nbytes} bytes), more than "
             f"this machine's memory ({memory} bytes).",
         )
-    try:
-        return torch.full(shape, cast(float, value), dtype=dtype, device=device)
-    except (RuntimeError, MemoryError) as err:  # e.g. out of device memory
-        problem = f"declares a full tensor of shape {shape} that cannot be made: {err}"
-        raise _fail(key, problem) from err
+
+    def make() -> torch.Tensor:
+        try:
+            return torch.full(shape, cast(float, value), dtype=dtype, device=device)
+        except (RuntimeError, MemoryError) as err:  # e.g. out of device memory
+            problem = f"declares a full tensor of shape {shape} that cannot be made: {err}"
+            raise _fail(key, problem) from err
+
+    return nbytes, make
+
+
+#: What the entries of a cstorch checkpoint may declare in all, by default, relative to the
+#: file's size: compression and never-written chunks let a few KiB declare any size, and
+#: `DeferredFullTensor` entries are metadata only. Honest files reach this rarely (a
+#: checkpoint of mostly deferred or constant tensors); `load(..., max_bytes=...)` allows them.
+EXPANSION_LIMIT = 1024
+EXPANSION_FLOOR_BYTES = 256 << 20
+
+
+def default_max_bytes(file_size: int) -> int:
+    """The default bound on the bytes a cstorch checkpoint's entries declare in all.
+
+    Example:
+        >>> default_max_bytes(1 << 30)  # 1 GiB file: up to 1 TiB (memory bounds it too)
+        1099511627776
+        >>> default_max_bytes(10_000)  # a tiny file: the floor
+        268435456
+    """
+    return max(EXPANSION_LIMIT * file_size, EXPANSION_FLOOR_BYTES)
+
+
+def _check_total(
+    planned: list[tuple[str, int, Callable[[], Any]]], max_bytes: int | None, file_size: int
+) -> None:
+    """Refuse before anything is allocated when the declared sizes add up to more than the
+    budget (or than this machine's memory), naming the entry that crosses it."""
+    limit = default_max_bytes(file_size) if max_bytes is None else max_bytes
+    memory = _host_memory_bytes()
+    total = 0
+    for count, (key, nbytes, _) in enumerate(planned, start=1):
+        total += nbytes
+        if memory is not None and total > memory:
+            raise CheckpointError(
+                f"Entry {short_where(key)!r} brings the data the checkpoint's entries declare "
+                f"to {total} bytes ({count} of {len(planned)} entries), more than this "
+                f"machine's memory ({memory} bytes)."
+            )
+        if total > limit:
+            if max_bytes is None:
+                rule = (
+                    f"above the default limit of {limit} bytes ({EXPANSION_LIMIT} x the file's "
+                    f"{file_size} bytes, at least {EXPANSION_FLOOR_BYTES}): compressed, "
+                    "never-written or metadata-only (DeferredFullTensor) entries declare far "
+                    "more than the file holds. If the file is trusted, pass a larger "
+                    "`max_bytes=` to `load`."
+                )
+            else:
+                rule = f"above max_bytes={max_bytes}."
+            raise CheckpointError(
+                f"Entry {short_where(key)!r} brings the data the checkpoint's entries declare "
+                f"to {total} bytes ({count} of {len(planned)} entries), {rule}"
+            )
 
 
 def _host_memory_bytes() -> int | None:
@@ -416,28 +508,33 @@ class _CstorchReader:
         self.place = place
         self.unsafe_unpickle = unsafe_unpickle
 
-    def entry(self, key: str, meta: dict[str, Any]) -> Any:
+    def plan(self, key: str, meta: dict[str, Any]) -> tuple[int, Callable[[], Any]]:
+        """Check the entry (metadata, and its dataset's shape and dtype, without reading it):
+        the bytes it will allocate, and how to read it."""
         kind = meta.get("__TYPE__")
         if kind == "NoneSerializer":
-            return None
+            return 0, lambda: None
         if kind == "StringSerializer":
-            return _text(meta.get("string_value"), key)
+            text = _text(meta.get("string_value"), key)
+            return 0, lambda: text
         if kind == "ScalarSerializer":
             value = meta.get("scalar_value")
             if type(value) not in (bool, int, float):
                 raise _fail(key, f"has an invalid scalar_value {value!r}.")
-            return value
+            return 0, lambda: value
         if kind == "TorchTensorSerializer":
             if meta.get("__RTFX__"):
                 raise _fail(key, "holds an appliance-native (RtFx) tensor, which is not supported.")
             shape, dtype = _shape(meta, key), _torch_dtype(meta, key)
-            tensor = _tensor(_read_data(self.h5py, self.f, key, shape), dtype, key)
-            return tensor.to(self.place("cpu"))
+            dataset = _checked_dataset(self.h5py, self.f, key, shape)
+            _check_stored_dtype(dataset.dtype, dtype, key)
+            device = self.place("cpu")
+            return _dataset_bytes(dataset), lambda: _read_tensor(dataset, dtype, key).to(device)
         if kind == "NumpyArraySerializer":
-            array = _read_data(self.h5py, self.f, key, None)
             if meta.get("is_bfloat16"):
                 raise _fail(key, "holds a Cerebras bfloat16 numpy array, which numpy cannot hold.")
-            return array
+            dataset = _checked_dataset(self.h5py, self.f, key, None)
+            return _dataset_bytes(dataset), lambda: _read_array(dataset, key)
         if kind == "DeferredFullTensor":
             return _full(meta, key, self.place("cpu"))
         if kind == "ObjectSerializer":
@@ -447,7 +544,8 @@ class _CstorchReader:
             raw = dataset.attrs.get("__BYTES__")
             if not isinstance(raw, np.void | np.ndarray) or raw.dtype.kind != "V":
                 raise _fail(key, "has no pickled bytes.")
-            return _unpickle(raw.tobytes(), key)
+            # an attribute's bytes are in the file (HDF5 never compresses attributes)
+            return 0, lambda: _unpickle(raw.tobytes(), key)
         if isinstance(kind, str) and kind.startswith("Deferred"):
             raise _fail(
                 key,
@@ -464,14 +562,29 @@ def _top_keys(spec: pytree.TreeSpec) -> list[str]:
         raise CheckpointError(f"The checkpoint's tree spec is not supported: {err}") from err
 
 
-def read_cstorch(h5py: ModuleType, f: Any, place: Any, *, unsafe_unpickle: bool = False) -> Any:
+def read_cstorch(
+    h5py: ModuleType,
+    f: Any,
+    place: Any,
+    *,
+    unsafe_unpickle: bool = False,
+    max_bytes: int | None = None,
+    file_size: int | None = None,
+) -> Any:
     """Read an open cstorch-layout checkpoint.
+
+    Every entry is checked, and the bytes the entries declare are summed, before any is read:
+    above the budget the file is refused, naming the entry that crosses it. Each tensor is then
+    read straight into its own memory (one allocation, no copy).
 
     Args:
         h5py: The h5py module.
         f: The open `h5py.File`.
         place: Maps the saved device string ("cpu") to the device to load onto.
         unsafe_unpickle: Also load entries stored as dill pickles (runs code from the file).
+        max_bytes: The most bytes the entries may declare in all; None: `default_max_bytes`
+            of the file's size. This machine's memory bounds it either way.
+        file_size: The file's size in bytes (None: read from `f.filename`).
 
     Returns:
         The saved state dict, with tied tensors tied again.
@@ -517,7 +630,7 @@ def read_cstorch(h5py: ModuleType, f: Any, place: Any, *, unsafe_unpickle: bool 
         raise CheckpointError(f"The checkpoint's tree spec cannot be read ({err}).") from err
     keys = _top_keys(spec)
     reader = _CstorchReader(h5py, f, place, unsafe_unpickle)
-    values: dict[str, Any] = {}
+    planned: list[tuple[str, int, Callable[[], Any]]] = []
     links: dict[str, str] = {}
     for key in keys:
         wrapper = _json(attrs.get(f"{key}.__metadata__"), f"{key}.__metadata__")
@@ -530,7 +643,10 @@ def read_cstorch(h5py: ModuleType, f: Any, place: Any, *, unsafe_unpickle: bool 
                 raise _fail(key, f"links to an unknown entry {target!r}.")
             links[key] = target
             continue
-        values[key] = reader.entry(key, meta)
+        planned.append((key, *reader.plan(key, meta)))
+    size = os.path.getsize(f.filename) if file_size is None else file_size
+    _check_total(planned, max_bytes, size)
+    values = {key: read() for key, _, read in planned}
     for key, target in links.items():
         if target not in values:
             raise _fail(key, f"links to {target!r}, which is itself a link.")
