@@ -96,6 +96,23 @@ def test_a_resume_drops_the_cut_line_and_later_rows_and_appends_cleanly(
 
 
 @pytest.mark.parametrize("format", FORMATS)
+def test_appending_to_a_file_with_a_cut_last_line_drops_it_first(
+    tmp_path: Path, format: str
+) -> None:
+    """A new logger appending to a used logdir (no resume) must not glue its first row onto
+    the cut line, which would make a damaged line in the middle of the file."""
+    logdir, last = _write(tmp_path, format)
+    with open(last, "a", encoding="utf-8", newline="") as handle:
+        handle.write(CUT[format])
+    later = MetricRecord("train", 2, 20, "loss", 0.125, 300.0, "")
+    with pytest.warns(UserWarning, match=re.escape(str(last))):
+        FileLogger(logdir, format=format).on_records([later])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_records(logdir, "train") == [*_records(), later]
+
+
+@pytest.mark.parametrize("format", FORMATS)
 def test_a_resume_with_a_damaged_middle_line_names_file_and_line(
     tmp_path: Path, format: str
 ) -> None:

@@ -62,6 +62,7 @@ class FileLogger(Observer):
         self.logdir = Path(logdir)
         self.format = format
         self._lock = threading.Lock()
+        self._checked: set[Path] = set()  # files whose end this logger has checked or written
 
     def path(self, split: str, epoch: int) -> Path:
         """The file holding the records of `split` in `epoch`.
@@ -100,6 +101,7 @@ class FileLogger(Observer):
             temp.unlink(missing_ok=True)
             self._append(temp, kept)
             os.replace(temp, path)
+            self._checked.discard(temp)
 
     def on_progress(self, progress: Progress) -> None:
         """Progress is not logged."""
@@ -121,6 +123,9 @@ class FileLogger(Observer):
 
     def _append(self, path: Path, records: list[MetricRecord]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if path not in self._checked:
+            _drop_cut_tail(path)  # else the first new row would be glued onto it
+            self._checked.add(path)
         new = not path.exists() or path.stat().st_size == 0
         with open(path, "a", newline="", encoding="utf-8") as handle:
             if self.format == "csv":
@@ -134,6 +139,31 @@ class FileLogger(Observer):
                     if not math.isfinite(record.value):
                         row["value"] = None
                     handle.write(json.dumps(row) + "\n")
+
+
+def _drop_cut_tail(path: Path) -> None:
+    """Cut a last line left without its newline (a run killed while appending) off the file,
+    with a warning naming the file and the line."""
+    if not path.is_file():
+        return
+    with open(path, "rb+") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size == 0:
+            return
+        handle.seek(size - 1)
+        if handle.read(1) == b"\n":
+            return
+        handle.seek(0)
+        data = handle.read()
+        keep = data.rfind(b"\n") + 1
+        line = data.count(b"\n") + 1
+        warnings.warn(
+            f"{path}: line {line} was cut mid-write (a run stopped while logging it) and is "
+            f"dropped before appending: {data[keep : keep + 60]!r}",
+            UserWarning,
+            stacklevel=4,
+        )
+        handle.truncate(keep)
 
 
 def _row(record: MetricRecord) -> tuple[Any, ...]:
