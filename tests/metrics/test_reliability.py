@@ -408,9 +408,10 @@ def test_sparse_labels_are_refused_naming_the_argument() -> None:
     [
         # 10^12 float64 cells: no machine allocates them
         (lambda: ConfusionMatrixMetric(1_000_000), "num_classes"),
+        (lambda: F1ScoreMetric(10**11), "num_classes"),  # 2.4 TB of per-class counts
         (lambda: AUROCMetric(capacity=10**13), "capacity"),
     ],
-    ids=["confusion-matrix-num-classes", "auroc-capacity"],
+    ids=["confusion-matrix-num-classes", "f1-num-classes", "auroc-capacity"],
 )
 def test_a_state_too_large_to_allocate_names_the_argument(
     make: Callable[[], Metric], argument: str
