@@ -18,6 +18,7 @@ from torchtally.runtime._surface import from_numpy, to_numpy
 from torchtally.utils.data._dataloader import DataLoader
 from torchtally.utils.data._executor import DataExecutor, current_executor
 from torchtally.utils.data._profiler import ACTIVITIES, Profiler, RateTracker
+from torchtally.utils.data._restartable import RestartableDataLoader
 from torchtally.utils.data._sampler import DistributedSampler, pad_index
 from torchtally.utils.data._sharding import (
     ShardedIterableDataset,
@@ -33,6 +34,7 @@ __all__ = [
     "DistributedSampler",
     "Profiler",
     "RateTracker",
+    "RestartableDataLoader",
     "ShardedIterableDataset",
     "SyntheticDataset",
     "compute_num_steps",
