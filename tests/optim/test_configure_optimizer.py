@@ -63,11 +63,46 @@ def test_errors_name_the_problem(name: str, kwargs: dict[str, object], message: 
         optim.configure_optimizer(name, _params(), **kwargs)
 
 
-def test_unknown_arguments_are_warned_about_and_ignored_as_cstorch() -> None:
-    # A model-zoo `optimizer:` section also carries keys for other parts of the flow.
-    with pytest.warns(UserWarning, match=r"SGD got unexpected arguments \['betas'"):
-        opt = optim.configure_optimizer("SGD", _params(), lr=0.1, betas=(0.9, 0.99))
-    assert "betas" not in opt.param_groups[0]
+def test_an_argument_the_optimizer_does_not_take_is_refused_with_the_accepted_ones() -> None:
+    # dropped, it would train with SGD's defaults and no sign of the typo
+    with pytest.raises(ValueError) as info:
+        optim.configure_optimizer("SGD", _params(), lr=0.1, momentm=0.9)
+    assert str(info.value) == (
+        "Optimizer SGD takes no argument 'momentm'. Accepted: lr, momentum, dampening, "
+        "weight_decay, nesterov, maximize (and `learning_rate` for lr, `optim_params`, "
+        "`adjust_learning_rate`). Remove the other keys of a model-zoo optimizer section (loss "
+        "scaling, gradient clipping) before calling. Received: ['lr', 'momentm']"
+    )
+    with pytest.raises(ValueError, match="Optimizer SGD takes no argument 'betas'"):
+        optim.configure_optimizer("SGD", _params(), lr=0.1, betas=(0.9, 0.99))
+    with pytest.raises(ValueError, match="Optimizer AdamW takes no argument 'loss_scaling_factor'"):
+        optim.configure_optimizer("AdamW", _params(), optim_params={"loss_scaling_factor": 8.0})
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "hint"),
+    [
+        ("Adam", {"beta1": 0.8, "beta2": 0.9}, "give `betas` instead of `beta1` and `beta2`"),
+        ("AdamW", {"beta2": 0.9}, "give `betas` instead of `beta2` (one pair)"),
+        ("Lamb", {"weight_decay_rate": 0.1}, "give `weight_decay` instead of `weight_decay_rate`"),
+        ("Rprop", {"eta1": 0.4, "eta2": 1.3}, "give `etas` instead of `eta1` and `eta2`"),
+        ("Rprop", {"step_size_max": 1.0}, "give `step_sizes` instead of `step_size_max`"),
+        ("Adafactor", {"eps1": 1e-30}, "give `eps` instead of `eps1`"),
+    ],
+)
+def test_cstorchs_old_spellings_are_refused_naming_the_new_one(
+    name: str, kwargs: dict[str, object], hint: str
+) -> None:
+    # cstorch raises on these ("no longer supported") instead of using the defaults
+    with pytest.raises(ValueError, match=f"Optimizer {name} takes no argument") as info:
+        optim.configure_optimizer(name, _params(), lr=0.01, **kwargs)
+    assert hint in str(info.value)
+
+
+def test_a_spelling_the_optimizer_itself_takes_is_not_renamed() -> None:
+    # Cerebras' Adafactor takes `beta1` (its first-moment decay), so it is no old spelling there
+    opt = optim.configure_optimizer("Adafactor", _params(), lr=0.01, beta1=0.9)
+    assert opt.param_groups[0]["beta1"] == 0.9
 
 
 def test_learning_rate_as_a_numeric_string_as_yaml_gives() -> None:

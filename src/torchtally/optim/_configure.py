@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import warnings
 from typing import Any
 
 from torch import nn
@@ -26,7 +25,7 @@ from torchtally.optim._rmsprop import RMSprop
 from torchtally.optim._rprop import Rprop
 from torchtally.optim._sgd import SGD
 
-__all__ = ["OPTIMIZERS", "configure_optimizer"]
+__all__ = ["OPTIMIZERS", "RENAMED", "configure_optimizer"]
 
 #: Every built-in optimizer, by its class name.
 OPTIMIZERS: dict[str, type[Optimizer]] = {
@@ -63,21 +62,44 @@ def _optimizer_class(optimizer_type: Any) -> type[Optimizer]:
     )
 
 
-def _known_kwargs(cls: type[Optimizer], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The arguments `cls` takes; the others are warned about and dropped, as cstorch does
-    (a model-zoo `optimizer:` section also holds keys for other parts, e.g. loss scaling)."""
+#: Old cstorch config spellings and the argument that replaced each; cstorch refuses them
+#: ("no longer supported") rather than passing them on, and so do we.
+RENAMED: dict[str, str] = {
+    "weight_decay_rate": "weight_decay",
+    "beta1": "betas",
+    "beta2": "betas",
+    "eps1": "eps",
+    "eps2": "eps",
+    "eta1": "etas",
+    "eta2": "etas",
+    "step_size_min": "step_sizes",
+    "step_size_max": "step_sizes",
+}
+
+
+def _check_kwargs(cls: type[Optimizer], kwargs: dict[str, Any]) -> None:
+    """Refuse an argument `cls` does not take: dropping it would train with the default in its
+    place (Adam given `beta1`/`beta2` would run with betas (0.9, 0.999))."""
     accepted = [
         n for n in inspect.signature(cls.__init__).parameters if n not in ("self", "params")
     ]
     unknown = sorted(set(kwargs) - set(accepted))
-    if unknown:
-        warnings.warn(
-            f"{cls.__name__} got unexpected arguments {unknown}, which are ignored. "
-            f"Accepted: {', '.join(accepted)}",
-            UserWarning,
-            stacklevel=3,
-        )
-    return {k: v for k, v in kwargs.items() if k in accepted}
+    if not unknown:
+        return
+    renamed = sorted({RENAMED[k] for k in unknown if RENAMED.get(k) in accepted})
+    hint = "".join(
+        f"; give `{new}` instead of "
+        + " and ".join(f"`{k}`" for k in unknown if RENAMED.get(k) == new)
+        + (" (one pair)" if new in ("betas", "etas", "step_sizes") else "")
+        for new in renamed
+    )
+    raise ValueError(
+        f"Optimizer {cls.__name__} takes no argument{'s' * (len(unknown) > 1)} "
+        f"{', '.join(repr(k) for k in unknown)}{hint}. Accepted: {', '.join(accepted)} (and "
+        "`learning_rate` for lr, `optim_params`, `adjust_learning_rate`). Remove the other "
+        "keys of a model-zoo optimizer section (loss scaling, gradient clipping) before "
+        f"calling. Received: {sorted(kwargs)}"
+    )
 
 
 def _number(name: str, value: Any) -> float:
@@ -103,8 +125,9 @@ def configure_optimizer(
     ("1e-3", as YAML gives it); when it is a schedule (a dict or list for
     `configure_lr_scheduler`), the optimizer starts at the schedule's first rate and the
     schedule is checked (build the scheduler itself with `configure_lr_scheduler`). Keys in a
-    nested `optim_params` dict are arguments too. Arguments the optimizer does not take are
-    warned about and ignored. Given a model instead of parameters, its parameters are grouped
+    nested `optim_params` dict are arguments too. An argument the optimizer does not take is
+    an error (as cstorch refuses its old spellings `beta1`/`beta2`, `weight_decay_rate`, ...,
+    naming the new one): dropped, it would leave the default in its place. Given a model instead of parameters, its parameters are grouped
     by `configure_param_groups(model, kwargs)` first (weight decay off for biases and norms,
     `adjust_learning_rate` factors), as the model-zoo flows do; `adjust_learning_rate` is
     consumed there, not passed to the optimizer.
@@ -116,6 +139,10 @@ def configure_optimizer(
 
     Returns:
         The optimizer.
+
+    Raises:
+        ValueError: An unknown optimizer name, an argument the optimizer does not take, or a
+            learning rate that is neither a number nor a schedule.
 
     Example:
         >>> import torch
@@ -157,7 +184,8 @@ def configure_optimizer(
             kwargs["lr"] = _number("learning_rate", learning_rate)
     if "lr" in kwargs:
         kwargs["lr"] = _number("lr", kwargs["lr"])
-    optimizer = cls(params, **_known_kwargs(cls, kwargs))
+    _check_kwargs(cls, kwargs)
+    optimizer = cls(params, **kwargs)
     if schedule is not None:
         # Built once so that a bad schedule fails here and the optimizer starts at the
         # schedule's first rate; the training loop builds its own with configure_lr_scheduler.

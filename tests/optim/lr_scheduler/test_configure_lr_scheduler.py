@@ -173,3 +173,51 @@ def test_a_list_of_one_is_that_scheduler() -> None:
 def test_errors_name_the_problem(config: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         optim.configure_lr_scheduler(_optimizer(), config)
+
+
+@pytest.mark.parametrize(
+    ("config", "hint"),
+    [
+        (
+            {
+                "scheduler": "Linear",
+                "initial_learning_rate": 0.1,
+                "end_learning_rate": 0.0,
+                "decay_steps": 10,
+            },
+            "LinearLR does not take: ['decay_steps']; give `total_iters` instead of `decay_steps`",
+        ),
+        (
+            {
+                "scheduler": "CosineDecay",
+                "learning_rate": 0.1,
+                "end_learning_rate": 0.0,
+                "total_iters": 10,
+            },
+            "give `initial_learning_rate` instead of `learning_rate`",
+        ),
+        (
+            {"scheduler": "PiecewiseConstant", "values": [0.1, 0.01], "boundaries": [5]},
+            "give `milestones` instead of `boundaries`; give `learning_rates` instead of `values`",
+        ),
+        (
+            {
+                "scheduler": "Exponential",
+                "initial_learning_rate": 0.1,
+                "decay_steps": 10,
+                "decay_rate": 0.5,
+                "Staircase": True,
+            },
+            "give `total_iters` instead of `decay_steps`",
+        ),
+    ],
+)
+def test_cstorchs_old_schedule_spellings_are_refused_naming_the_new_one(
+    config: dict[str, Any], hint: str
+) -> None:
+    # cstorch raises on these ("no longer supported"); a silently dropped `decay_steps` would
+    # leave the schedule its default length
+    with pytest.raises(ValueError) as info:
+        optim.configure_lr_scheduler(_optimizer(), config)
+    assert hint in str(info.value)
+    assert "Accepted: " in str(info.value)

@@ -86,14 +86,38 @@ def _split(config: Any, where: str) -> tuple[type[LRScheduler], dict[str, Any]]:
     return _scheduler_class(kwargs.pop("scheduler")), kwargs
 
 
+#: Old cstorch schedule spellings, for each argument that replaced them; cstorch refuses them
+#: ("no longer supported"), and so do we, naming the replacement.
+RENAMED: dict[str, tuple[str, ...]] = {
+    "total_iters": ("steps", "decay_steps"),
+    "initial_learning_rate": ("learning_rate", "base_lr"),
+    "base_lr": ("learning_rate", "initial_learning_rate"),
+    "learning_rates": ("values",),
+    "milestones": ("boundaries",),
+}
+
+
+def _renamed(key: str, accepted: list[str]) -> str | None:
+    for name in accepted:
+        if key in RENAMED.get(name, ()) or (key == name.lower() and key != name):
+            return name
+    return None
+
+
 def _construct(
     optimizer: torch.optim.Optimizer, cls: type[LRScheduler], kwargs: dict[str, Any], where: str
 ) -> LRScheduler:
-    unknown = sorted(set(kwargs) - set(_accepted(cls)))
+    accepted = _accepted(cls)
+    unknown = sorted(set(kwargs) - set(accepted))
     if unknown:
+        hints = "".join(
+            f"; give `{new}` instead of `{key}`"
+            for key in unknown
+            if (new := _renamed(key, accepted)) is not None
+        )
         raise ValueError(
-            f"Argument `{where}` has keys {cls.__name__} does not take: {unknown}. "
-            f"Accepted: {', '.join(_accepted(cls))}"
+            f"Argument `{where}` has keys {cls.__name__} does not take: {unknown}{hints}. "
+            f"Accepted: {', '.join(accepted)}"
         )
     parameters = inspect.signature(cls.__init__).parameters
     missing = [
