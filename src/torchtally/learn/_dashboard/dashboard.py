@@ -29,6 +29,7 @@ from torchtally.learn._dashboard.capture import OutputCapture
 from torchtally.learn._dashboard.keys import KeyReader
 from torchtally.learn._dashboard.plain import PlainRenderer
 from torchtally.learn._dashboard.state import RunState
+from torchtally.learn._history import logged_before
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -158,7 +159,8 @@ class Dashboard(Observer):
             if self._closed:  # a second run on the same dashboard: start afresh
                 self._state = RunState(self._clock)
                 self._closed = self._stop_requested = False
-        self._state.start(info)
+        # a resumed run's plots start from what it logged before its checkpoint
+        self._state.start(info, logged_before(info))
         if not self._active():
             self._plain().on_run_start(info)
 

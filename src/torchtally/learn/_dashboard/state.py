@@ -12,15 +12,16 @@ end-of-epoch summary) sits at the epoch's end.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import final
 
 from torchtally._records import SYSTEM_SPLIT, MetricRecord, Progress, RunInfo, StatisticKey
 
-__all__ = ["RunSnapshot", "RunState", "Series", "SplitView"]
+__all__ = ["RunSnapshot", "RunState", "Series", "SplitView", "earlier_positions"]
 
 
 @final
@@ -121,6 +122,46 @@ class _History:
     ys: list[float] = field(default_factory=list)
 
 
+def earlier_positions(records: Sequence[MetricRecord]) -> list[float]:
+    """The x position in epochs of each logged record, as the live dashboard places them: a
+    value logged at step s of epoch e sits at e - 1 + the fraction of e's steps done by s.
+
+    A split's step counter runs on across epochs, so epoch e spans the steps after the last
+    one logged in epoch e - 1 (0 before epoch 1) up to the last one logged in e (its end).
+
+    Args:
+        records: Logged records (any splits; system samples get NaN, as they are not plotted).
+
+    Returns:
+        One position per record.
+
+    Example:
+        >>> records = [MetricRecord("train", 1, s, "loss", 1.0, 0.0) for s in (5, 10)]
+        >>> records += [MetricRecord("train", 2, s, "loss", 1.0, 0.0) for s in (15, 20)]
+        >>> earlier_positions(records)
+        [0.5, 1.0, 1.5, 2.0]
+    """
+    ends: dict[tuple[str, int], int] = {}
+    firsts: dict[tuple[str, int], int] = {}
+    for r in records:
+        key = (r.split, r.epoch)
+        ends[key] = max(r.step, ends.get(key, r.step))
+        firsts[key] = min(r.step, firsts.get(key, r.step))
+    positions = []
+    for r in records:
+        if r.split == SYSTEM_SPLIT:
+            positions.append(math.nan)
+            continue
+        end = ends[(r.split, r.epoch)]
+        start = ends.get((r.split, r.epoch - 1), 0 if r.epoch == 1 else None)
+        if start is None:  # the epoch before was not logged: its steps start at the first
+            start = firsts[(r.split, r.epoch)] - 1
+        span = end - start
+        fraction = (r.step - start) / span if span > 0 else 1.0
+        positions.append(r.epoch - 1 + min(max(fraction, 0.0), 1.0))
+    return positions
+
+
 def _totals(track: _Track, step: int | None = None, now: float | None = None) -> tuple[int, float]:
     """Steps and seconds of the split so far in the run, the epochs' first steps excluded."""
     step = track.progress.step if step is None else step
@@ -166,8 +207,14 @@ class RunState:
         self._epoch_seconds: dict[tuple[str, int], float] = {}
         self._finished = False
 
-    def start(self, info: RunInfo) -> None:
-        """Record the run's facts and start its clock."""
+    def start(self, info: RunInfo, earlier: Sequence[MetricRecord] = ()) -> None:
+        """Record the run's facts and start its clock.
+
+        Args:
+            info: The run's facts.
+            earlier: What a resumed run logged before its checkpoint (`logged_before`): the
+                plots and latest values start from them, so they show the whole run.
+        """
         with self._lock:
             self._info = info
             self._start = self._last_event = self._clock()
@@ -175,6 +222,9 @@ class RunState:
                 for name in info.metric_names.get(split, ()):
                     if split != SYSTEM_SPLIT:
                         self._latest.setdefault(name, {})
+            positions = earlier_positions(earlier)
+            for record, x in zip(earlier, positions):
+                self._add(record, x)
 
     def progress(self, progress: Progress) -> None:
         """Record a progress report (updates the split's rate)."""
@@ -205,19 +255,22 @@ class RunState:
         valid splits (a test run's running values are not a trend: it shows its final value)."""
         with self._lock:
             for record in records:
-                if record.split == SYSTEM_SPLIT:
-                    self._system[record.name] = record
-                    continue
-                self._latest.setdefault(record.name, {})[record.split] = record
-                if record.split == "test":
-                    continue  # a final value (metrics panel), not a trend to plot
-                history = self._history.get(record.key)
-                if history is None:
-                    history = self._history[record.key] = _History(record.unit)
-                history.xs.append(self._position(record))
-                history.ys.append(record.value)
-                if len(history.xs) > self._max_points:
-                    history.xs, history.ys = history.xs[::2], history.ys[::2]
+                self._add(record, None)
+
+    def _add(self, record: MetricRecord, x: float | None) -> None:
+        if record.split == SYSTEM_SPLIT:
+            self._system[record.name] = record
+            return
+        self._latest.setdefault(record.name, {})[record.split] = record
+        if record.split == "test":
+            return  # a final value (metrics panel), not a trend to plot
+        history = self._history.get(record.key)
+        if history is None:
+            history = self._history[record.key] = _History(record.unit)
+        history.xs.append(self._position(record) if x is None else x)
+        history.ys.append(record.value)
+        if len(history.xs) > self._max_points:
+            history.xs, history.ys = history.xs[::2], history.ys[::2]
 
     def epoch_end(self, split: str, epoch: int) -> float | None:
         """Mark the end of a split's epoch.

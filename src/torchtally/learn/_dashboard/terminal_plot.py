@@ -50,21 +50,25 @@ class PlotSeries:
 
 
 def data_ranges(
-    series: Sequence[PlotSeries],
+    series: Sequence[PlotSeries], y_bounds: tuple[float, float] | None = None
 ) -> tuple[tuple[float, float], tuple[float, float]] | None:
     """The x and y ranges covering every finite point, widened where they would be empty.
 
     Args:
         series: The lines to cover.
+        y_bounds: The values a quantity can take (0 to 100 for a percentage), or None: the
+            y range never reaches past them.
 
     Returns:
         ((x_min, x_max), (y_min, y_max)) with x_min < x_max and y_min < y_max, or None when no
         series has a finite point. A constant y is widened by 10% of its magnitude (1 for 0),
-        so it draws as a level line in the middle of the box.
+        or with `y_bounds` by 5% of their span, so it draws as a level line inside the box.
 
     Example:
         >>> data_ranges([PlotSeries("train", [0, 1], [2.0, 2.0])])
         ((0, 1), (1.8, 2.2))
+        >>> data_ranges([PlotSeries("valid", [1.0], [96.9])], y_bounds=(0.0, 100.0))
+        ((1.0, 2.0), (91.9, 100.0))
     """
     finite = math.isfinite
     points = [(x, y) for s in series for x, y in zip(s.xs, s.ys) if finite(x) and finite(y)]
@@ -77,8 +81,16 @@ def data_ranges(
         x_hi = x_lo + 1
     if y_hi == y_lo:
         pad = abs(y_lo) * 0.1 or 1.0
+        if y_bounds is not None:
+            pad = (y_bounds[1] - y_bounds[0]) * 0.05
         y_lo, y_hi = y_lo - pad, y_hi + pad
-    return (x_lo, x_hi), (y_lo, y_hi)
+    if y_bounds is not None:
+        # values outside the bounds (a logging bug) stay visible; padding never crosses them
+        y_lo = max(y_lo, min(y_bounds[0], min(ys)))
+        y_hi = min(y_hi, max(y_bounds[1], max(ys)))
+        if y_hi <= y_lo:
+            y_lo, y_hi = y_lo - 1.0, y_hi + 1.0
+    return (x_lo, x_hi), (round(y_lo, 12), round(y_hi, 12))
 
 
 def braille_cells(
@@ -154,7 +166,13 @@ def braille_cells(
 
 
 def render_plot(
-    series: Sequence[PlotSeries], width: int, height: int, *, x_label: str = ""
+    series: Sequence[PlotSeries],
+    width: int,
+    height: int,
+    *,
+    x_label: str = "",
+    x_range: tuple[float, float] | None = None,
+    y_bounds: tuple[float, float] | None = None,
 ) -> list[PlotRow]:
     """A full plot: y labels and ticks on the left, the braille box, x range labels below.
 
@@ -163,6 +181,8 @@ def render_plot(
         width: Total width in characters, >= 12.
         height: Total height in characters, >= 2 (the last row holds the x labels).
         x_label: Name of the x axis, shown centred under the box when it fits.
+        x_range: The x range to draw (low < high), e.g. whole epochs; default: the data's.
+        y_bounds: The values the quantity can take (see `data_ranges`).
 
     Returns:
         Exactly `height` rows, each exactly `width` characters long.
@@ -175,13 +195,20 @@ def render_plot(
     _check_size("width", width, 12)
     _check_size("height", height, 2)
     box_h = height - 1
-    ranges = data_ranges(series)
+    ranges = data_ranges(series, y_bounds)
     if ranges is None:
         blank: list[PlotRow] = [[(" " * width, None)] for _ in range(box_h)]
         message = "no data yet"[:width]
         blank[box_h // 2] = [(message.center(width), None)]
         return [*blank, [(" " * width, None)]]
     (x_lo, x_hi), (y_lo, y_hi) = ranges
+    if x_range is not None:
+        if not (_finite(x_range[0]) and _finite(x_range[1]) and x_range[0] < x_range[1]):
+            raise ValueError(
+                "Argument `x_range` must be finite (low, high) with low < high. "
+                f"Received: x_range={x_range!r}"
+            )
+        x_lo, x_hi = x_range
     labels = {0: _number(y_hi), box_h - 1: _number(y_lo)}
     if box_h >= 5:
         labels[(box_h - 1) // 2] = _number(y_hi - (y_hi - y_lo) * ((box_h - 1) // 2) / (box_h - 1))

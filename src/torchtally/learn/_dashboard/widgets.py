@@ -6,6 +6,7 @@ rich is an optional dependency: it is imported inside the functions, never at mo
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, final
 
 from torchtally.learn._dashboard.state import RunSnapshot, Series
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PlotBox",
+    "epoch_range",
     "metrics_panel",
     "output_panel",
     "progress_table",
@@ -245,7 +247,11 @@ class PlotBox:
         lines = [
             PlotSeries(s.split, s.xs, [display_value(y, s.unit) for y in s.ys]) for s in self.series
         ]
-        rows = render_plot(lines, width, height, x_label="epoch")
+        unit = self.series[0].unit if self.series else ""
+        bounds = (0.0, 100.0) if unit == "%" else None  # a fraction, displayed ×100
+        rows = render_plot(
+            lines, width, height, x_label="epoch", x_range=epoch_range(self.series), y_bounds=bounds
+        )
         styles = [Style(color=split_color(s.split)) for s in self.series]
         axis = Style(dim=True)
         for number, row in enumerate(rows):
@@ -253,6 +259,31 @@ class PlotBox:
                 yield Segment(text, axis if owner is None else styles[owner])
             if number < len(rows) - 1:
                 yield Segment.line()
+
+
+def epoch_range(series: tuple[Series, ...]) -> tuple[float, float] | None:
+    """The x range of a plot in epochs: from the start of the first epoch with a value to
+    the end of the last one, so the axis reads in whole epochs (0 to 3, not 0.5263 to 2.4).
+
+    Args:
+        series: The plotted histories (x in epochs).
+
+    Returns:
+        (low, high), whole numbers with low < high; None without a finite x.
+
+    Example:
+        >>> epoch_range((Series("train", "", (0.5263, 1.0, 2.4), (3.0, 2.0, 1.0)),))
+        (0, 3)
+        >>> epoch_range((Series("valid", "%", (1.0,), (0.9691,)),))  # epoch 1's end value
+        (0, 1)
+    """
+    xs = [x for s in series for x in s.xs if math.isfinite(x)]
+    if not xs:
+        return None
+    # x = e is the end of epoch e, so the first epoch with a value starts at ceil(x) - 1
+    low = max(math.ceil(min(xs)) - 1, 0)
+    high = max(math.ceil(max(xs)), low + 1)
+    return low, high
 
 
 def _run_fraction(snapshot: RunSnapshot) -> tuple[float, float]:
