@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["display_value", "format_duration", "format_rate", "format_value", "pretty_name"]
+__all__ = [
+    "MACHINE_WIDE",
+    "display_value",
+    "format_duration",
+    "format_rate",
+    "format_value",
+    "pretty_name",
+    "qualified_name",
+]
 
 # Units written straight after the number; the others get a space ("12.3 GiB").
 _TIGHT_UNITS = ("%", "°C", "°F")
@@ -102,8 +110,18 @@ def format_rate(samples_per_second: float | None, steps_per_second: float | None
     return ""
 
 
+#: The system metrics that measure the whole machine rather than the training process
+#: (psutil's `virtual_memory`: the memory every process uses), with their dashboard labels, so
+#: that no one reads them as the process's own.
+MACHINE_WIDE = {
+    "cpu_memory": "machine memory",
+    "cpu_memory_used": "machine memory used",
+}
+
+
 def pretty_name(name: str) -> str:
-    """A metric name for a label: underscores become spaces ("cpu_usage" -> "cpu usage").
+    """A metric name for a label: underscores become spaces ("cpu_usage" -> "cpu usage"); the
+    machine-wide memory metrics say so ("cpu_memory_used" -> "machine memory used").
 
     Args:
         name: The metric name.
@@ -112,10 +130,27 @@ def pretty_name(name: str) -> str:
         The label.
 
     Example:
-        >>> pretty_name("gpu0_memory_used")
-        'gpu0 memory used'
+        >>> pretty_name("gpu0_memory_used"), pretty_name("cpu_memory_used")
+        ('gpu0 memory used', 'machine memory used')
     """
-    return name.replace("_", " ")
+    return MACHINE_WIDE.get(name, name.replace("_", " "))
+
+
+def qualified_name(name: str) -> str:
+    """A metric name as logged, marked "(machine)" when it measures the whole machine (for
+    tables and plots that show the logged names).
+
+    Args:
+        name: The metric name.
+
+    Returns:
+        The label.
+
+    Example:
+        >>> qualified_name("cpu_memory_used"), qualified_name("cpu_usage")
+        ('cpu_memory_used (machine)', 'cpu_usage')
+    """
+    return f"{name} (machine)" if name in MACHINE_WIDE else name
 
 
 def _number(value: float) -> str:

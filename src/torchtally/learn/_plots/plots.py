@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from torchtally._records import SYSTEM_SPLIT, MetricRecord
@@ -19,7 +21,7 @@ from torchtally.learn._plots.metrics import plot_metric, plot_system
 from torchtally.learn._plots.report import write_report
 from torchtally.learn._summarize import ordered_splits, summarize
 
-__all__ = ["plot_logdir"]
+__all__ = ["plot_logdir", "report_heading", "run_name"]
 
 
 def plot_logdir(logdir: str | Path, out_dir: str | Path | None = None) -> list[Path]:
@@ -110,6 +112,70 @@ def plot_logdir(logdir: str | Path, out_dir: str | Path | None = None) -> list[P
         at_k = plot_at_k(curves.at_k, split, target(f"at-k-{stem}"))
         if at_k is not None:
             figures.append((f"{split}: retrieval metrics @k", at_k))
-    title = f"torchtally report: {Path(logdir).resolve().name}"
-    report = write_report(out / "report.html", title, summarize(data.records), figures, data.curves)
+    title, subtitle = report_heading(logdir, data.records, data.curves)
+    report = write_report(
+        out / "report.html", title, summarize(data.records), figures, data.curves, subtitle
+    )
     return [path for _, path in figures] + [report]
+
+
+#: Folder names that say where logs are but not which run they are of.
+_GENERIC_FOLDERS = frozenset({"logs", "log", "logdir", "runs", "run", "output", "outputs"})
+
+
+def run_name(logdir: str | Path) -> str:
+    """The name of the run whose logs are in `logdir`: the folder's name, or its parent's when
+    the folder is only called "logs" or the like (the learner's `logdir` is often `RUN/logs`).
+
+    Args:
+        logdir: The log directory.
+
+    Returns:
+        The name.
+
+    Example:
+        >>> run_name("tally-out/demo-20261129-0712/logs"), run_name("runs/mnist")
+        ('demo-20261129-0712', 'mnist')
+    """
+    folder = Path(logdir).resolve()
+    if folder.name.lower() in _GENERIC_FOLDERS and folder.parent.name:
+        return folder.parent.name
+    return folder.name
+
+
+def report_heading(
+    logdir: str | Path, records: Sequence[MetricRecord], curves: Mapping[str, object]
+) -> tuple[str, str]:
+    """The report's title (the run) and the line under it (where its logs are, what it shows).
+
+    Args:
+        logdir: The log directory.
+        records: Its records.
+        curves: Split -> its final-evaluation curves.
+
+    Returns:
+        (title, subtitle).
+
+    Example:
+        >>> records = [MetricRecord("train", e, 10 * e, "loss", 1 / e, 0.0) for e in (1, 2, 3)]
+        >>> report_heading("runs/mnist", records, {})[0]
+        'Run mnist: training report'
+        >>> report_heading("runs/mnist", records, {})[1].split(" · ")[1:]
+        ['epochs 1–3 of train', '1 metric']
+    """
+    run = [r for r in records if r.split not in (SYSTEM_SPLIT, "test")]
+    parts = [f"logs in {Path(logdir).resolve()}"]
+    if run:
+        first, last = min(r.epoch for r in run), max(r.epoch for r in run)
+        epochs = f"epoch {first}" if first == last else f"epochs {first}–{last}"
+        splits = ", ".join(ordered_splits({r.split: None for r in run}))
+        parts.append(f"{epochs} of {splits}")
+    if any(r.split == "test" for r in records) or "test" in curves:
+        parts.append("the test evaluation")
+    names = {r.name for r in records if r.split != SYSTEM_SPLIT}
+    parts.append(f"{len(names)} metric{'s' * (len(names) != 1)}")
+    per_metric = Counter(r.name for r in records if r.split == SYSTEM_SPLIT)
+    samples = max(per_metric.values(), default=0)  # one sample reads every system metric
+    if samples:
+        parts.append(f"{samples} system samples")
+    return f"Run {run_name(logdir)}: training report", " · ".join(parts)

@@ -8,7 +8,8 @@ import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from torchtally._records import CurveData
+from torchtally._records import SYSTEM_SPLIT, CurveData
+from torchtally.learn._format import qualified_name
 from torchtally.learn._summarize import SummaryRow, epoch_cell, format_cell
 
 __all__ = ["write_report"]
@@ -22,6 +23,7 @@ th, td { padding: 0.25em 0.8em; border-bottom: 1px solid #eee; text-align: right
 th { background: #f4f4f4; } td.text, th.text { text-align: left; }
 figure { margin: 1.2em 0; } figcaption { color: #555; font-size: 0.9em; }
 img { max-width: 100%; height: auto; border: 1px solid #eee; }
+p.subtitle { color: #555; margin-top: -0.5em; }
 """
 
 
@@ -31,16 +33,18 @@ def write_report(
     rows: Sequence[SummaryRow],
     figures: Sequence[tuple[str, Path]],
     curves: Mapping[str, CurveData],
+    subtitle: str = "",
 ) -> Path:
     """Write the report.
 
     Args:
         path: Where to write the HTML.
-        title: The page title (e.g. the log directory's name).
+        title: The page title (the run it reports on).
         rows: The summary table (min / last / max per metric and split).
         figures: (caption, PNG path) in display order; each PNG is embedded.
         curves: Split -> its final-evaluation curves, for the per-class AUC / AP table and
             the calibration and @k tables.
+        subtitle: A line under the title (where the logs are, what the report covers).
 
     Returns:
         `path`.
@@ -61,6 +65,7 @@ def write_report(
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{_text(title)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{_text(title)}</h1>",
+        f'<p class="subtitle">{_text(subtitle)}</p>' if subtitle else "",
         "<h2>Summary</h2>",
         _summary_table(rows),
     ]
@@ -89,7 +94,7 @@ def _summary_table(rows: Sequence[SummaryRow]) -> str:
         "<th>min</th><th>epoch</th><th>last</th><th>max</th><th>epoch</th></tr>"
     )
     body = [
-        f'<tr><td class="text">{_text(r.split)}</td><td class="text">{_text(r.name)}</td>'
+        f'<tr><td class="text">{_text(r.split)}</td><td class="text">{_text(_name(r))}</td>'
         f"<td>{r.count}</td><td>{_value(r.min, r.unit)}</td><td>{epoch_cell(r, r.min_epoch)}</td>"
         f"<td>{_value(r.last, r.unit)}</td><td>{_value(r.max, r.unit)}</td>"
         f"<td>{epoch_cell(r, r.max_epoch)}</td></tr>"
@@ -136,6 +141,10 @@ def _at_k_table(data: CurveData) -> str:
         cells = "".join(f"<td>{_score(values.get(k))}</td>" for k in ks)
         body.append(f'<tr><td class="text">{_text(name)}</td>{cells}</tr>')
     return "<table>" + head + "".join(body) + "</table>"
+
+
+def _name(row: SummaryRow) -> str:
+    return qualified_name(row.name) if row.split == SYSTEM_SPLIT else row.name
 
 
 def _numbers(values: object) -> list[float]:
