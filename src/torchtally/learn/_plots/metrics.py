@@ -83,8 +83,9 @@ def metric_figure(name: str, by_split: Mapping[str, Sequence[MetricRecord]]) -> 
         ys = [r.value * scale for r in ordered]
         marker = "o" if len(xs) <= _MARKER_LIMIT else None  # (a lone test value: a dot)
         percent = ordered[-1].unit == "%"
-        # a 100% line drawn on the top edge stays whole instead of half clipped
-        ax.plot(xs, ys, marker=marker, ms=3.5, lw=1.4, color=f"C{index}", clip_on=not percent)
+        # a 100% line on the top edge is drawn whole, over the frame, not half clipped under it
+        on_top = {"clip_on": False, "zorder": 3} if percent else {}
+        ax.plot(xs, ys, marker=marker, ms=3.5, lw=1.4, color=f"C{index}", **on_top)
         ax.set_title(split, loc="left", fontsize=10, fontweight="bold", color=f"C{index}")
         ax.set_xlabel("step")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -194,7 +195,8 @@ def system_figure(records: Sequence[MetricRecord]) -> Figure:
             ys = [r.value * scale for r in points]
             shown += ys
             marker = "o" if len(xs) <= _MARKER_LIMIT else None
-            ax.plot(xs, ys, lw=1.3, label=qualified_name(name), marker=marker, clip_on=unit != "%")
+            on_top = {"clip_on": False, "zorder": 3} if unit == "%" else {}
+            ax.plot(xs, ys, lw=1.3, label=qualified_name(name), marker=marker, **on_top)
         ax.set_ylabel(_panel_label(panel, series, unit))
         if unit == "%":
             _percent_limits(ax, shown)
