@@ -249,3 +249,50 @@ def test_isinstance_is_structural_as_for_cstorchs_runtime_checkable_protocol() -
     )
     assert wrapped.is_restartable
     assert not cstorch.utils.data.DataLoader(lambda: TorchDataLoader(dataset())).is_restartable
+
+
+# ---------------------------------------------------- through cstorch's DataLoader and executor
+
+
+def test_a_cstorch_flow_checkpoints_the_loader_and_resumes_at_the_same_batch() -> None:
+    def input_fn(batch_size: int) -> RestartableDataLoader:
+        return RestartableDataLoader(dataset(), batch_size=batch_size, shuffle=True, seed=3)
+
+    def run(steps: int, state: dict[str, Any] | None = None) -> tuple[list[list[int]], Any]:
+        dataloader = cstorch.utils.data.DataLoader(input_fn, BATCH)
+        if state is not None:
+            dataloader.load_state_dict(state)
+        seen = []
+        for batch in cstorch.utils.data.DataExecutor(dataloader, num_steps=steps):
+            seen.append(batch[0].tolist())
+        return seen, dataloader
+
+    expected, _ = run(15)  # two and a half epochs of 6 batches
+    first, dataloader = run(8)
+    state = checkpoint_roundtrip(dataloader.state_dict())
+    assert state["worker_states"][0]["epoch"] == 1
+    assert state["worker_states"][0]["batches_yielded"] == 2
+    rest, _ = run(7, state)
+    assert first + rest == expected
+
+
+def test_cstorchs_dataloader_refuses_state_for_a_loader_that_cannot_restart() -> None:
+    plain = cstorch.utils.data.DataLoader(lambda: TorchDataLoader(dataset()))
+    with pytest.raises(RuntimeError, match=r"not configured for getting state.*RestartableData"):
+        plain.state_dict()
+    with pytest.raises(RuntimeError, match="not configured for setting state"):
+        plain.load_state_dict({})
+
+
+def test_every_rank_resumes_its_own_shard_at_its_own_batch() -> None:
+    from _restart_ranks import stop_and_resume
+
+    from torchtally.distributed import run_local_ranks
+
+    results = run_local_ranks(stop_and_resume, 2, timeout=150)
+    for rank, result in enumerate(results):
+        assert result["seen"] == result["expected"], rank
+        # the checkpoint holds both ranks' positions, gathered in rank order
+        assert len(result["state"]["worker_states"]) == 2
+    shards = [sorted(i for b in r["expected"][:5] for i in b) for r in results]
+    assert shards[0] != shards[1]  # each rank read its own shard

@@ -8,8 +8,12 @@ iterates its own copy of the dataset.
 
 from __future__ import annotations
 
+import copy
+import inspect
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, final
+
+import torch.distributed as dist
 
 __all__ = ["DataLoader"]
 
@@ -74,6 +78,73 @@ class DataLoader:
         """
         loader = self.dataloader
         return all(callable(getattr(loader, name, None)) for name in _RESTARTABLE)
+
+    def state_dict(self) -> dict[str, Any]:
+        """The built loader's position, as a checkpoint holds it (cstorch's
+        `DataLoader.state_dict`): every process's `state_dict()` (gathered across
+        torch.distributed ranks, in rank order), combined by its `aggregate_state_dict`.
+
+        Returns:
+            The aggregated state (a copy).
+
+        Raises:
+            RuntimeError: The built loader does not implement `RestartableDataLoader`.
+
+        Example:
+            >>> from torchtally.utils.data import RestartableDataLoader
+            >>> def input_fn():
+            ...     return RestartableDataLoader(list(range(8)), batch_size=2, seed=0)
+            >>> loader = DataLoader(input_fn)
+            >>> batches = iter(loader); _ = next(batches)
+            >>> loader.state_dict()["worker_states"][0]["batches_yielded"]
+            1
+        """
+        loader = self._restartable("getting")
+        state = loader.state_dict()
+        if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+            states: list[Any] = [None] * dist.get_world_size()
+            dist.all_gather_object(states, state)
+        else:
+            states = [state]
+        return copy.deepcopy(loader.aggregate_state_dict(states))
+
+    def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True) -> None:
+        """Restore the position `state_dict` saved: this process's part of it
+        (`deaggregate_state_dict`) goes to the built loader's `load_state_dict`, so the next
+        iteration continues where the saved run was (cstorch's `DataLoader.load_state_dict`).
+
+        Args:
+            state_dict: What `state_dict()` returned.
+            strict: Passed on to both methods when they take it (older loaders do not).
+
+        Raises:
+            RuntimeError: The built loader does not implement `RestartableDataLoader`.
+        """
+        loader = self._restartable("setting")
+        kwargs: dict[str, Any] = {}
+        takes = [
+            "strict" in inspect.signature(method).parameters
+            for method in (loader.load_state_dict, loader.deaggregate_state_dict)
+        ]
+        if any(takes):
+            if not all(takes):
+                raise TypeError(
+                    "Either both or neither of `load_state_dict` and `deaggregate_state_dict` "
+                    f"must take `strict`. Received: a {type(loader).__name__} where only one does"
+                )
+            kwargs["strict"] = strict
+        loader.load_state_dict(loader.deaggregate_state_dict(state_dict, **kwargs), **kwargs)
+
+    def _restartable(self, what: str) -> Any:
+        if not self.is_restartable:
+            raise RuntimeError(
+                f"DataLoader is not configured for {what} state: the loader `input_fn` built "
+                f"({type(self.dataloader).__name__}) does not implement the "
+                "RestartableDataLoader protocol (state_dict, load_state_dict, "
+                "aggregate_state_dict, deaggregate_state_dict); build a "
+                "torchtally.utils.data.RestartableDataLoader, or add those methods."
+            )
+        return self.dataloader
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.dataloader)
