@@ -69,4 +69,4 @@ def test_the_demo_without_its_extras_says_which_without_a_traceback() -> None:
     done = _run("from torchtally.cli import main; sys.exit(main(['demo']))")
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
-    assert "scikit-learn" in done.stderr and "pip install torchtally[all]" in done.stderr
+    assert "scikit-learn" in done.stderr and "torchtally[all]" in done.stderr
