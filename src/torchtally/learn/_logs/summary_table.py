@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TextIO, final
 
 from torchtally._records import MetricRecord, Observer, Progress, RunInfo
+from torchtally.learn._history import logged_before
 from torchtally.learn._summarize import SummaryRow, epoch_cell, format_cell, summarize
 
 __all__ = ["SummaryRow", "SummaryTable"]
@@ -55,9 +56,11 @@ class SummaryTable(Observer):
         self.text = ""
 
     def on_run_start(self, info: RunInfo) -> None:
-        """Forget the previous run's values."""
+        """Forget the previous run's values; a resumed run starts from what it logged before
+        its checkpoint (read back from its logdir), so the table covers the whole run."""
+        earlier = logged_before(info)
         with self._lock:
-            self._records.clear()
+            self._records[:] = earlier
 
     def on_progress(self, progress: Progress) -> None:
         """Progress is not summarised."""
