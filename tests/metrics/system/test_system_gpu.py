@@ -147,6 +147,7 @@ def test_default_sensors_cover_every_gpu(monkeypatch: pytest.MonkeyPatch) -> Non
         "cpu_usage",
         "cpu_temperature",
         "cpu_memory",
+        "process_memory",
         *(f"gpu{i}_{q}" for i in (0, 1) for q in ("temperature", "utilization", "memory", "power")),
     ]
     assert nvml.sessions == 0  # type: ignore[attr-defined]  # counting closed its session

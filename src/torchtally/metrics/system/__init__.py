@@ -27,6 +27,7 @@ from torchtally.metrics.system._gpu import (
     GPUUtilization,
 )
 from torchtally.metrics.system._monitor import SystemMonitor
+from torchtally.metrics.system._process_memory import ProcessMemory
 from torchtally.metrics.system._sensor import Reading, Sensor, SensorUnavailable
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "GPUSensor",
     "GPUTemperature",
     "GPUUtilization",
+    "ProcessMemory",
     "Reading",
     "Sensor",
     "SensorUnavailable",

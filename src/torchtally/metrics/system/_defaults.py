@@ -7,6 +7,7 @@ from torchtally.metrics.system._cpu_temperature import CPUTemperature
 from torchtally.metrics.system._cpu_usage import CPUUsage
 from torchtally.metrics.system._gpu import GPUMemory, GPUPower, GPUTemperature, GPUUtilization
 from torchtally.metrics.system._nvml import nvml_device_count
+from torchtally.metrics.system._process_memory import ProcessMemory
 from torchtally.metrics.system._sensor import Sensor
 
 __all__ = ["default_sensors", "gpu_sensors"]
@@ -41,7 +42,7 @@ def default_sensors() -> list[Sensor]:
         ['cpu_usage', 'cpu_temperature', 'cpu_memory']
     """
     count, _ = nvml_device_count()
-    sensors: list[Sensor] = [CPUUsage(), CPUTemperature(), CPUMemoryUsage()]
+    sensors: list[Sensor] = [CPUUsage(), CPUTemperature(), CPUMemoryUsage(), ProcessMemory()]
     for index in range(max(count, 1)):
         sensors.extend(gpu_sensors(index))
     return sensors
