@@ -158,11 +158,12 @@ def test_a_python_float_batch_value_is_logged_as_a_tensor() -> None:
 def test_a_move_that_moves_nothing_keeps_the_compiled_update() -> None:
     metric = MSEMetric().compile_update(backend="eager")
     metric.update(torch.tensor([0.0, 1.0]), torch.tensor([1.0, 1.0]))
-    compiled = metric.__dict__["_compiled_callable"]
+    compiled = metric._runtime.compiler.run
+    assert compiled is not None
     metric.to("cpu")  # Lightning's self.log does this at every call
-    assert metric.__dict__["_compiled_callable"] is compiled
+    assert metric._runtime.compiler.run is compiled
     metric._apply(lambda t: t.clone())  # what a real move does: new state tensors
-    assert "_compiled_callable" not in metric.__dict__
+    assert metric._runtime.compiler.run is None
     metric.update(torch.tensor([3.0]), torch.tensor([1.0]))
     assert float(metric.compute()) == pytest.approx((1 + 0 + 4) / 3)
 
