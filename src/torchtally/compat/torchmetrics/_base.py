@@ -12,12 +12,15 @@ states (`_batch`), and its value as a function of such a dict (`_value`). Then
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import torch
 from torch import Tensor
 
+from torchtally._errors import tracing, user_stacklevel
+from torchtally._optional import import_optional
 from torchtally.metrics import Metric as _TallyMetric
 
 __all__ = ["Metric"]
@@ -125,7 +128,17 @@ class Metric(_TallyMetric):
                 raise TypeError(f"state {name!r} with reduction {reduction!r} cannot be folded")
 
     def compute(self) -> Any:
-        """The value over everything seen since the last reset."""
+        """The value over everything seen since the last reset (with TorchMetrics' warning
+        when no `update` came since then: the value of no data)."""
+        count = self.update_counter
+        if not tracing(count) and int(count) == 0:
+            warnings.warn(
+                f"The ``compute`` method of metric {type(self).__name__} was called before the "
+                "``update`` method which may lead to errors, as metric states have not yet been "
+                "updated.",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
         state = {}
         for name in self.state_names():
             if self.state_reduction(name) != "cat":
@@ -177,31 +190,70 @@ class Metric(_TallyMetric):
     def plot(self, val: Any = None, ax: Any = None) -> tuple[Any, Any]:
         """Plot one value (or a sequence of values) with matplotlib; returns `(figure, axes)`.
 
-        A scalar is drawn as a point, a vector as bars per class, a matrix as an image and a
-        sequence of scalars as a line over steps.
-        """
-        import matplotlib.pyplot as plt
+        As TorchMetrics' `plot`: a scalar is a point, a vector bars per class, a matrix (a
+        confusion matrix) an image with its counts written in, a sequence of values a line over
+        steps; the axes are labelled, and the optimal value (the upper bound when higher is
+        better, the lower one otherwise, where the metric has them) is a dashed line.
 
+        Raises:
+            ImportError: matplotlib is not installed (the `plots` extra).
+        """
+        plt = import_optional("matplotlib.pyplot", f"`{type(self).__name__}.plot`", "plots")
         value = self.compute() if val is None else val
         if ax is None:
             fig, ax = plt.subplots()
         else:
             fig = ax.get_figure()
         name = type(self).__name__
+        ax.set_title(name)
         if isinstance(value, Sequence) and not isinstance(value, Tensor):
             ys = [float(torch.as_tensor(v).float().mean()) for v in value]
-            ax.plot(range(len(ys)), ys, marker="o")
+            ax.plot(range(len(ys)), ys, marker="o", label=name)
             ax.set_xlabel("step")
+            ax.set_ylabel(name)
+            self._plot_optimum(ax)
+            return fig, ax
+        tensor = torch.as_tensor(value).detach().cpu().float()
+        if tensor.dim() == 0:
+            ax.plot([0], [float(tensor)], marker="o", label=name)
+            ax.set_xticks([])
+            ax.set_ylabel(name)
+            self._plot_optimum(ax)
+        elif tensor.dim() == 1:
+            ax.bar(range(tensor.numel()), tensor.tolist(), label=name)
+            ax.set_xlabel("class")
+            ax.set_ylabel(name)
+            self._plot_optimum(ax)
         else:
-            tensor = torch.as_tensor(value).detach().cpu().float()
-            if tensor.dim() == 0:
-                ax.plot([0], [float(tensor)], marker="o")
-                ax.set_xticks([])
-            elif tensor.dim() == 1:
-                ax.bar(range(tensor.numel()), tensor.tolist())
-                ax.set_xlabel("class")
-            else:
-                image = ax.imshow(tensor.reshape(-1, tensor.shape[-1]).numpy())
-                fig.colorbar(image, ax=ax)
-        ax.set_title(name)
+            matrix = tensor.reshape(-1, tensor.shape[-1])
+            image = ax.imshow(matrix.tolist(), cmap="Blues")
+            fig.colorbar(image, ax=ax)
+            ax.set_xlabel("Predicted class")
+            ax.set_ylabel("True class")
+            integral = bool(torch.equal(matrix, matrix.round()))
+            middle = float(matrix.max() + matrix.min()) / 2
+            for (row, column), cell in zip(
+                ((r, c) for r in range(matrix.shape[0]) for c in range(matrix.shape[1])),
+                matrix.reshape(-1).tolist(),
+            ):
+                ax.text(
+                    column,
+                    row,
+                    f"{int(cell)}" if integral else f"{cell:.2f}",
+                    ha="center",
+                    va="center",
+                    color="white" if cell > middle else "black",
+                )
         return fig, ax
+
+    #: The value range TorchMetrics' `plot` bounds a metric by (None: unbounded); the optimal
+    #: value it draws is the upper bound when higher is better, else the lower.
+    plot_lower_bound: float | None = None
+    plot_upper_bound: float | None = None
+
+    def _plot_optimum(self, ax: Any) -> None:
+        best = self.plot_upper_bound if self.higher_is_better else self.plot_lower_bound
+        if self.higher_is_better is None or best is None:
+            return
+        ax.axhline(best, color="gray", linestyle="--", label="Optimal value")
+        ax.legend()

@@ -110,6 +110,7 @@ class MeanSquaredError(_SumsMetric):
     """TorchMetrics' `MeanSquaredError` (`squared=False` gives the RMSE)."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(self, squared: bool = True, num_outputs: int = 1, **kwargs: Any) -> None:
         if not isinstance(squared, bool):
@@ -131,6 +132,7 @@ class MeanAbsoluteError(_SumsMetric):
     """TorchMetrics' `MeanAbsoluteError`."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -149,6 +151,7 @@ class MeanAbsolutePercentageError(_SumsMetric):
     """TorchMetrics' `MeanAbsolutePercentageError`: |p - t| / max(|t|, 1.17e-6), averaged."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -168,6 +171,7 @@ class SymmetricMeanAbsolutePercentageError(_SumsMetric):
     """TorchMetrics' `SymmetricMeanAbsolutePercentageError`: 2|p - t| / max(|t| + |p|, 1.17e-6)."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -384,6 +388,7 @@ class KLDivergence(_SumsMetric):
     per row, `log_prob=True` takes log-probabilities."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(self, log_prob: bool = False, reduction: str = "mean", **kwargs: Any) -> None:
         if not isinstance(log_prob, bool):
@@ -485,6 +490,7 @@ class MeanSquaredLogError(_SumsMetric):
     """TorchMetrics' `MeanSquaredLogError`: mean of `(log1p(preds) - log1p(target))^2`."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -504,6 +510,7 @@ class LogCoshError(_SumsMetric):
     computed as `|d| + log1p(exp(-2|d|)) - log 2`, which does not overflow for large errors."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -524,6 +531,7 @@ class WeightedMeanAbsolutePercentageError(_SumsMetric):
     """TorchMetrics' `WeightedMeanAbsolutePercentageError`: `sum|p - t| / max(sum|t|, 1.17e-6)`."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -543,6 +551,7 @@ class RelativeSquaredError(_SumsMetric):
     averaged over outputs (`squared=False`: its square root first)."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(self, num_outputs: int = 1, squared: bool = True, **kwargs: Any) -> None:
         if not isinstance(squared, bool):
@@ -575,6 +584,7 @@ class MinkowskiDistance(_SumsMetric):
     """TorchMetrics' `MinkowskiDistance(p)`: `(sum |preds - target|^p)^(1/p)`, `p >= 1`."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(self, p: float, **kwargs: Any) -> None:
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not p >= 1:
@@ -604,6 +614,7 @@ class TweedieDevianceScore(_SumsMetric):
         values_outside_domain="values outside the Tweedie deviance's domain for this power"
     )
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(self, power: float = 0.0, **kwargs: Any) -> None:
         if isinstance(power, bool) or not isinstance(power, (int, float)) or 0 < power < 1:
@@ -721,6 +732,7 @@ class NormalizedRootMeanSquaredError(_SumsMetric):
     """
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(self, normalization: str = "mean", num_outputs: int = 1, **kwargs: Any) -> None:
         if normalization not in _NORMALIZATIONS:

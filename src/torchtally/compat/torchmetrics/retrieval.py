@@ -49,6 +49,7 @@ class _Retrieval(Metric):
     _kind = ""
     error_kinds = ErrorKinds(invalid_targets="targets that are not 0/1 (negative for NDCG)")
     higher_is_better = True
+    plot_lower_bound, plot_upper_bound = 0.0, 1.0
     is_differentiable = False
     _cat_whole_buffers = True  # unfilled rows have valid=False: compute stays traceable
     cat_overflow_terms = (

@@ -26,6 +26,7 @@ class MeanIoU(Metric):
     """
 
     higher_is_better = True
+    plot_lower_bound, plot_upper_bound = 0.0, 1.0
     is_differentiable = False
 
     def __init__(

@@ -35,6 +35,7 @@ class Perplexity(Metric):
         invalid_targets="token ids outside [0, vocabulary size) that are not ignore_index"
     )
     higher_is_better = False
+    plot_lower_bound = 0.0
     is_differentiable = True
 
     def __init__(self, ignore_index: int | None = None, **kwargs: Any) -> None:
@@ -91,6 +92,7 @@ class _ErrorRate(Metric):
 
     _unit = "word"
     higher_is_better = False
+    plot_lower_bound = 0.0
     is_differentiable = False
 
     def __init__(self, **kwargs: Any) -> None:
@@ -157,6 +159,7 @@ class MatchErrorRate(Metric):
     reference and the prediction (host work: strings; raises inside a traced step)."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
     is_differentiable = False
 
     def __init__(self, **kwargs: Any) -> None:
@@ -214,6 +217,7 @@ class WordInfoLost(_WordInformation):
     strings; raises inside a traced step)."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return (1 - self._preserved(state)).to(torch.get_default_dtype())

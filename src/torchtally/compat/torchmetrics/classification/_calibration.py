@@ -27,6 +27,7 @@ class _CalibrationError(Metric):
         invalid_targets="targets that are neither a valid label nor ignore_index"
     )
     higher_is_better = False
+    plot_lower_bound = 0.0
     is_differentiable = False
 
     def __init__(

@@ -715,6 +715,7 @@ class BinaryHammingDistance(StatReduction):
     task = "binary"
     kind = "hamming"
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(
         self,
@@ -739,6 +740,7 @@ class MulticlassHammingDistance(StatReduction):
     task = "multiclass"
     kind = "hamming"
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(
         self,
@@ -767,6 +769,7 @@ class MultilabelHammingDistance(StatReduction):
     task = "multilabel"
     kind = "hamming"
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def __init__(
         self,

@@ -366,6 +366,7 @@ class BinaryAUROC(_BinaryCurve):
     """TorchMetrics' `BinaryAUROC`: the trapezoidal area under the (binned or exact) ROC."""
 
     higher_is_better = True
+    plot_lower_bound, plot_upper_bound = 0.0, 1.0
 
     def __init__(
         self,
@@ -423,6 +424,7 @@ class BinaryAveragePrecision(_BinaryCurve):
     """TorchMetrics' `BinaryAveragePrecision`: the step sum over the (binned or exact) PR curve."""
 
     higher_is_better = True
+    plot_lower_bound, plot_upper_bound = 0.0, 1.0
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return self._average_precision(state, None, micro=True)
@@ -503,6 +505,7 @@ class MulticlassAUROC(_MulticlassCurve):
     exact (`thresholds=None`, preallocated `capacity`)."""
 
     higher_is_better = True
+    plot_lower_bound, plot_upper_bound = 0.0, 1.0
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return self._auroc(state, self.average, micro=False)
@@ -513,6 +516,7 @@ class MulticlassAveragePrecision(_MulticlassCurve):
     or exact (`thresholds=None`, preallocated `capacity`)."""
 
     higher_is_better = True
+    plot_lower_bound, plot_upper_bound = 0.0, 1.0
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return self._average_precision(state, self.average, micro=False)
@@ -667,6 +671,7 @@ class MultilabelAUROC(_MultilabelCurve):
     (`thresholds=None`, preallocated `capacity`)."""
 
     higher_is_better = True
+    plot_lower_bound, plot_upper_bound = 0.0, 1.0
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return self._auroc(state, self.average, micro=self.average == "micro")
@@ -677,6 +682,7 @@ class MultilabelAveragePrecision(_MultilabelCurve):
     or exact (`thresholds=None`, preallocated `capacity`)."""
 
     higher_is_better = True
+    plot_lower_bound, plot_upper_bound = 0.0, 1.0
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return self._average_precision(state, self.average, micro=self.average == "micro")

@@ -25,6 +25,7 @@ class _HingeLoss(Metric):
         invalid_targets="targets that are neither a valid label nor ignore_index"
     )
     higher_is_better = False
+    plot_lower_bound = 0.0
     is_differentiable = True
 
     def _setup(self, squared: Any, ignore_index: Any, validate_args: bool, width: int) -> None:

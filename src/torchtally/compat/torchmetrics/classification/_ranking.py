@@ -104,6 +104,7 @@ class MultilabelCoverageError(_Ranking):
     without relevant labels)."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         scores, _, candidates, invalid = self._rows(preds, target)
@@ -142,6 +143,7 @@ class MultilabelRankingLoss(_Ranking):
     without any such sample adds 0 to the sum and 1 (not its size) to the count."""
 
     higher_is_better = False
+    plot_lower_bound = 0.0
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         scores, relevant, _, invalid = self._rows(preds, target)

@@ -98,6 +98,7 @@ class ClassificationMetric(Metric):
     task: ClassVar[str] = "binary"
     error_kinds = ErrorKinds(invalid_values=_INVALID)
     higher_is_better: bool | None = True
+    plot_lower_bound, plot_upper_bound = 0.0, 1.0
     is_differentiable = False
 
     def __init__(
@@ -281,6 +282,7 @@ class ExactMatchBase(Metric):
     task: ClassVar[str] = "multiclass"
     error_kinds = ErrorKinds(invalid_values=_INVALID)
     higher_is_better = True
+    plot_lower_bound, plot_upper_bound = 0.0, 1.0
     is_differentiable = False
 
     def __init__(
