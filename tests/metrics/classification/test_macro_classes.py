@@ -96,3 +96,39 @@ def test_multiclass_accuracy_refuses_floats_shaped_like_the_labels(
     with pytest.raises(TypeError, match=r"Argument `predictions` must be integer class indices"):
         metric.update(torch.tensor([0, 1]), predictions)
     assert metric.num_updates == 0
+
+
+@pytest.mark.parametrize(("cls", "kwargs", "oracle", "oracle_kwargs"), CASES)
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_ignore_index_leaves_padding_out_as_scikit_learn_on_the_kept_elements(
+    cls: type, kwargs: dict, oracle: object, oracle_kwargs: dict, data: st.DataObject
+) -> None:
+    labels, predicted = data.draw(st.composite(_data)())
+    padded = data.draw(st.lists(st.booleans(), min_size=len(labels), max_size=len(labels)))
+    keep = ~np.array(padded)
+    given_labels = np.where(keep, labels, -100)
+    for average in ("macro", "micro", "weighted"):
+        metric = cls(C, average_type=average, ignore_index=-100, **kwargs)
+        metric.update(torch.tensor(given_labels), torch.tensor(predicted))
+        if not keep.any():
+            continue  # nothing kept: no oracle value to compare with
+        expected = oracle(  # type: ignore[operator]
+            labels[keep],
+            predicted[keep],
+            labels=list(range(C)),
+            average=average,
+            zero_division=0,
+            **oracle_kwargs,
+        )
+        assert float(metric.compute()) == pytest.approx(expected, abs=1e-6), average
+
+
+def test_ignore_index_is_no_label_error_and_is_checked() -> None:
+    for rule, expected in (("all", 2 / 3), ("seen", 1.0)):  # class 1 is left with nothing
+        metric = F1ScoreMetric(3, average_type="macro", ignore_index=-100, macro_classes=rule)
+        metric.update(torch.tensor([0, -100, 2]), torch.tensor([0, 1, 2]))
+        # -100 is neither counted nor an invalid label (compute would raise)
+        assert float(metric.compute()) == pytest.approx(expected)
+    with pytest.raises(ValueError, match=r"Argument `ignore_index` must be an integer"):
+        PrecisionMetric(3, ignore_index=1.5)  # type: ignore[arg-type]

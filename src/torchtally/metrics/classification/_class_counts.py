@@ -57,6 +57,7 @@ class ClassStatistic:
         threshold: The decision threshold for scores shaped like the labels.
         check_values: Whether the update counts data errors.
         score_kind: How floating scores shaped like the labels are read.
+        ignore_index: The label value whose elements are left out (None: none).
     """
 
     kind: str
@@ -65,6 +66,7 @@ class ClassStatistic:
     threshold: float
     check_values: bool
     score_kind: str
+    ignore_index: int | None = None
 
 
 def confusion_matrix_key(
@@ -128,6 +130,9 @@ class ClassCountsMetric(Metric):
         self.multilabel = multilabel
         self.threshold = float(threshold)
         self.score_kind = score_kind
+        #: A label value (e.g. -100 padding) whose elements count nowhere (set by the
+        #: averaged metrics: precision, recall, F-beta).
+        self.ignore_index: int | None = None
         width = class_counts_width(num_classes, multilabel)
         self.register_state("class_counts", torch.zeros((3, width), dtype=torch.float64))
 
@@ -149,11 +154,12 @@ class ClassCountsMetric(Metric):
             self.threshold,
             self.check_values,
             self.score_kind,
+            self.ignore_index,
         )
 
     def derives_from(self, statistic: Hashable) -> bool:
         """Multiclass counts follow from a confusion matrix over the same classes."""
-        if self.task != "multiclass" or self.num_classes is None:
+        if self.task != "multiclass" or self.num_classes is None or self.ignore_index is not None:
             return False
         return statistic == confusion_matrix_key(
             self.num_classes, self.threshold, self.check_values, self.score_kind
@@ -188,6 +194,12 @@ class ClassCountsMetric(Metric):
             weights: Optional weights shaped like `labels` (per sample for multilabel); 0
                 masks an element out.
         """
+        if self.ignore_index is not None:
+            # The ignored elements weigh 0 and carry a valid class: they count nowhere, and
+            # are no label error.
+            keep = labels != self.ignore_index
+            labels = torch.where(keep, labels, 0)
+            weights = keep.to(torch.float64) if weights is None else torch.where(keep, weights, 0)
         if self.task == "multiclass" and self.num_classes is not None:
             fast = class_score_batch(
                 labels, predictions, self.num_classes, weights, self.check_values
@@ -252,9 +264,18 @@ class AveragedClassCountsMetric(ClassCountsMetric):
         check_values: bool = True,
         score_kind: str = "auto",
         macro_classes: str = "all",
+        ignore_index: int | None = None,
     ) -> None:
         check_choice("average_type", average_type, AVERAGE_TYPES)
         check_choice("macro_classes", macro_classes, MACRO_CLASSES)
+        if ignore_index is not None and (
+            isinstance(ignore_index, bool) or not isinstance(ignore_index, int) or multilabel
+        ):
+            raise ValueError(
+                "Argument `ignore_index` must be an integer label value (binary or multiclass "
+                f"inputs) or None. Received: ignore_index={ignore_index!r}, "
+                f"multilabel={multilabel}"
+            )
         super().__init__(
             num_classes,
             multilabel=multilabel,
@@ -265,6 +286,7 @@ class AveragedClassCountsMetric(ClassCountsMetric):
         )
         self.average_type = average_type
         self.macro_classes = macro_classes
+        self.ignore_index = ignore_index
         self.ignore_labels = self._ignored("ignore_labels", ignore_labels)
 
 

@@ -29,6 +29,7 @@ class _FBeta(AveragedClassCountsMetric):
         check_values: bool,
         score_kind: str,
         macro_classes: str,
+        ignore_index: int | None,
     ) -> None:
         self.beta = check_beta(beta)
         super().__init__(
@@ -41,6 +42,7 @@ class _FBeta(AveragedClassCountsMetric):
             check_values=check_values,
             score_kind=score_kind,
             macro_classes=macro_classes,
+            ignore_index=ignore_index,
         )
 
     def _fbeta(self) -> Tensor:
@@ -77,6 +79,8 @@ class FBetaScoreMetric(_FBeta):
         macro_classes: Which classes "macro" averages over: "all" (default, cstorch's rule:
             a class absent from labels and predictions counts as 0) or "seen" (scikit-learn's
             and TorchMetrics' rule: only the classes in the labels or the predictions).
+        ignore_index: A label value (e.g. -100 padding) whose elements count nowhere and are
+            never errors (binary and multiclass inputs).
 
     Example:
         >>> metric = FBetaScoreMetric(3, beta=2.0, average_type="macro", ignore_labels=[0])
@@ -104,6 +108,7 @@ class FBetaScoreMetric(_FBeta):
         check_values: bool = True,
         score_kind: str = "auto",
         macro_classes: str = "all",
+        ignore_index: int | None = None,
     ) -> None:
         super().__init__(
             num_classes,
@@ -116,6 +121,7 @@ class FBetaScoreMetric(_FBeta):
             check_values,
             score_kind,
             macro_classes,
+            ignore_index,
         )
 
     def compute(self) -> Tensor:
@@ -140,6 +146,8 @@ class F1ScoreMetric(_FBeta):
         macro_classes: Which classes "macro" averages over: "all" (default, cstorch's rule:
             a class absent from labels and predictions counts as 0) or "seen" (scikit-learn's
             and TorchMetrics' rule: only the classes in the labels or the predictions).
+        ignore_index: A label value (e.g. -100 padding) whose elements count nowhere and are
+            never errors (binary and multiclass inputs).
 
     Example:
         >>> metric = F1ScoreMetric()
@@ -165,6 +173,7 @@ class F1ScoreMetric(_FBeta):
         check_values: bool = True,
         score_kind: str = "auto",
         macro_classes: str = "all",
+        ignore_index: int | None = None,
     ) -> None:
         super().__init__(
             num_classes,
@@ -177,6 +186,7 @@ class F1ScoreMetric(_FBeta):
             check_values,
             score_kind,
             macro_classes,
+            ignore_index,
         )
 
     def compute(self) -> Tensor:

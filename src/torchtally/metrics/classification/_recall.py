@@ -45,6 +45,8 @@ class RecallMetric(AveragedClassCountsMetric):
         macro_classes: Which classes "macro" averages over: "all" (default, cstorch's rule:
             a class absent from labels and predictions counts as 0) or "seen" (scikit-learn's
             and TorchMetrics' rule: only the classes in the labels or the predictions).
+        ignore_index: A label value (e.g. -100 padding) whose elements count nowhere and are
+            never errors (binary and multiclass inputs).
 
     Example:
         >>> metric = RecallMetric(3, average_type="macro")
