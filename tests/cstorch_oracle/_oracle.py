@@ -13,6 +13,7 @@ tests turn into a skip: the only acceptable reason to skip is that the wheel can
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import importlib
 import os
@@ -40,6 +41,20 @@ class OracleUnavailable(RuntimeError):
 
 def _fetch() -> Path:
     root = CACHE / "src"
+    if (CACHE / ".complete").exists():
+        return root
+    CACHE.mkdir(parents=True, exist_ok=True)
+    # Test workers (pytest -n) may start on a clean cache together: one downloads and
+    # unpacks while the others wait, then find it complete.
+    with (CACHE / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return _fetch_locked(root)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _fetch_locked(root: Path) -> Path:
     done = CACHE / ".complete"
     if done.exists():
         return root
