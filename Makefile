@@ -30,8 +30,11 @@ lint: $(VENV)/.dev
 typecheck: $(VENV)/.dev
 	$(PY) -m mypy
 
+# pytest-xdist: one worker per core (`--dist worksteal` evens out the long tests at the end);
+# `make unit PYTEST_WORKERS=0` runs the suite in one process.
+PYTEST_WORKERS ?= auto
 unit: $(VENV)/.dev
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 # The docs site into site/, warnings as errors (API reference generated from docstrings).
 # No --quiet: it silences the warnings that --strict counts, and the build then passes.
@@ -49,7 +52,11 @@ bare-install-check:
 	$(BARE)/bin/python -m pip install -q .
 	cd $(BARE) && bin/python $(CURDIR)/scripts/bare_install_check.py
 
-test: lint typecheck unit docs bare-install-check
+
+# The site is built (strictly) before the suite, which then checks that build
+# (tests/test_docs.py) instead of building it a second time.
+test: export TORCHTALLY_BUILT_SITE = $(CURDIR)/site
+test: lint typecheck docs unit bare-install-check
 
 bench: $(VENV)/.dev
 	$(PY) -m benchmarks run
