@@ -71,9 +71,9 @@ def test_logged_files_equal_the_history_across_a_resume(tmp_path: Path) -> None:
     logged = [r for r in history if (r.split, r.name) == ("train", "loss")]
     # TensorBoard stores float32
     assert losses == [(r.step, float(np.float32(r.value))) for r in logged]
-    rows = {(r.split, r.name): r for r in table.rows()}  # the resumed run's summary
+    rows = {(r.split, r.name): r for r in table.rows()}  # the whole run's summary
     last_accuracy = [r.value for r in second.history if r.name == "accuracy"][-1]
     assert rows[("valid", "accuracy")].last == last_accuracy
-    assert rows[("train", "loss")].count == len(  # one value per epoch of the resumed run
-        {r.epoch for r in second.history if (r.split, r.name) == ("train", "loss")}
+    assert rows[("train", "loss")].count == len(  # one value per epoch of the whole run (issue 27)
+        {r.epoch for r in history if (r.split, r.name) == ("train", "loss")}
     )
