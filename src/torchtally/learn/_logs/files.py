@@ -23,6 +23,7 @@ from typing import Any, final
 
 from torchtally._errors import check_choice
 from torchtally._records import MetricRecord, Observer, Progress, RunInfo
+from torchtally.learn._logs.logdir import record_from_row
 
 __all__ = ["COLUMNS", "FORMATS", "FileLogger", "read_records"]
 
@@ -244,7 +245,7 @@ def _read_file_and_tail(path: Path) -> tuple[list[MetricRecord], bool]:
     records = []
     for line, row in rows:
         try:
-            records.append(_record(row))
+            records.append(record_from_row(row))
         except (KeyError, TypeError, ValueError) as err:
             raise ValueError(f"{path}, line {line}: not a log record ({err}): {row!r}") from err
     return records, bool(cut)
@@ -279,18 +280,3 @@ def _jsonl_rows(path: Path, text: str) -> list[tuple[int, Any]]:
         except json.JSONDecodeError as err:
             raise ValueError(f"{path}, line {number}: not JSON ({err}): {line[:80]!r}") from err
     return rows
-
-
-def _record(row: Any) -> MetricRecord:
-    if not isinstance(row, dict):
-        raise TypeError(f"a record is a JSON object, found {type(row).__name__}")
-    value = row["value"]
-    return MetricRecord(
-        split=str(row["split"]),
-        epoch=int(row["epoch"]),
-        step=int(row["step"]),
-        name=str(row["name"]),
-        value=math.nan if value is None else float(value),
-        wall_time=float(row["wall_time"]),
-        unit=str(row["unit"] or ""),
-    )

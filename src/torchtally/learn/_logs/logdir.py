@@ -20,7 +20,7 @@ from typing import Any, final
 
 from torchtally._records import CurveData, MetricRecord
 
-__all__ = ["LogData", "read_logdir"]
+__all__ = ["LogData", "read_logdir", "record_from_row"]
 
 logger = logging.getLogger("torchtally.learn.plots")
 
@@ -100,7 +100,7 @@ def _read_log(path: Path) -> list[MetricRecord]:
     records, bad = [], 0
     for row in _rows(path):
         try:
-            records.append(_record(row))
+            records.append(record_from_row(row))
         except (KeyError, TypeError, ValueError):
             bad += 1
     if bad:
@@ -122,7 +122,9 @@ def _rows(path: Path) -> Iterator[Any]:
                 yield None  # counted as unreadable
 
 
-def _record(row: object) -> MetricRecord:
+def record_from_row(row: object) -> MetricRecord:
+    """A `MetricRecord` from one parsed csv/jsonl row: the one reading of a logged value
+    (a null or empty value is NaN, as it was written)."""
     if not isinstance(row, Mapping):
         raise ValueError(f"not a record: {row!r}")
     if any(row.get(c) is None for c in _REQUIRED) or "value" not in row:
