@@ -451,3 +451,28 @@ def test_deepcopy_and_pickle_give_the_same_value() -> None:
     for restored in (copy.deepcopy(metric), pickle.loads(pickle.dumps(metric))):
         restored.update(torch.tensor([5.0]))
         assert float(restored.compute()) == 3.0
+
+
+def test_a_member_derived_from_a_statistic_whose_update_refused_the_call_takes_it_alone() -> None:
+    """Found by the long stateful run: labels of shape (N, 1) with index predictions of shape
+    (N,): the confusion statistic refuses them, accuracy alone reshapes the predictions (as
+    cstorch does) and counts them. Accuracy is derived from that statistic in the collection;
+    it must still hold what it holds alone, and the statistic what it holds alone."""
+    from torchtally.metrics import AccuracyMetric, ConfusionMatrixMetric, MetricCollection
+
+    labels, predictions = torch.tensor([[0], [1], [2]]), torch.tensor([0, 1, 1])
+    matrix, accuracy = ConfusionMatrixMetric(4), AccuracyMetric(num_classes=4)
+    with pytest.raises(ValueError):
+        matrix.update(labels, predictions)
+    with pytest.warns(UserWarning, match="reshaped"):
+        accuracy.update(labels, predictions)
+    collection = MetricCollection(
+        {"matrix": ConfusionMatrixMetric(4), "accuracy": AccuracyMetric(num_classes=4)}
+    )
+    assert collection.derived == {"accuracy": "matrix"}
+    with pytest.raises(ValueError), pytest.warns(UserWarning, match="reshaped"):
+        collection.update(labels, predictions)
+    assert collection["accuracy"].num_updates == accuracy.num_updates == 1
+    assert collection["matrix"].num_updates == matrix.num_updates == 0
+    assert float(collection["accuracy"].compute()) == float(accuracy.compute())
+    assert float(accuracy.compute()) == pytest.approx(2 / 3)  # float32, as cstorch

@@ -22,6 +22,7 @@ once.
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 import warnings
@@ -183,18 +184,50 @@ def update_members(
         and not torch._C._len_torch_dispatch_stack()
     ):
         claimed = claim(runners)
+        dtypes = [runtime_of(m).output_dtype for m in runners]
         try:
-            # Each member's own host work, eagerly, in the order eager updates would run it
-            # (an argument error is raised by the member that raises it eagerly).
+            # Each member's own host work, eagerly, in the order eager updates would run it.
             inputs = tuple(prologue(m, spec_of(m), args, dict(kwargs)) for m in runners)
-            if _same_inputs(inputs):
-                inputs = inputs[:1]  # fewer graph inputs to guard: the common call
-            run_compiled(owner, compiler, tuple(runners), inputs, args, kwargs)
+        except Exception:
+            inputs = ()  # a member refuses the call: each decides for itself, eagerly
+        try:
+            if inputs:
+                if _same_inputs(inputs):
+                    inputs = inputs[:1]  # fewer graph inputs to guard: the common call
+                run_compiled(owner, compiler, tuple(runners), inputs, args, kwargs)
+                return
+        except Exception as error:
+            # A refused call leaves no trace: the refusing members keep their `dtype=`.
+            refused = getattr(error, "torchtally_refused", runners)
+            for metric, dtype in zip(runners, dtypes):
+                if any(metric is m for m in refused):
+                    runtime_of(metric).output_dtype = dtype
+            raise
         finally:
             release(claimed)
-        return
-    for metric in runners:
-        metric.update(*args, **kwargs)
+        for metric, dtype in zip(runners, dtypes):
+            runtime_of(metric).output_dtype = dtype  # the eager updates below set their own
+    attempt_each([(m, functools.partial(m.update, *args, **kwargs)) for m in runners])
+
+
+def attempt_each(calls: Sequence[tuple[Any, Callable[[], Any]]]) -> Any:
+    """Run each member's update of one collection call, even after one refused it (as each
+    would alone: the collection's call is no reason for another member to miss the batch);
+    then raise the first refusal, with the members that refused as its `torchtally_refused`
+    attribute. Returns the last result otherwise."""
+    refused: list[Any] = []
+    first: Exception | None = None
+    result = None
+    for metric, call in calls:
+        try:
+            result = call()
+        except Exception as error:
+            refused.append(metric)
+            first = first or error
+    if first is not None:
+        first.torchtally_refused = tuple(refused)  # type: ignore[attr-defined]
+        raise first
+    return result
 
 
 # ----------------------------------------------------------------------------- held path
@@ -409,12 +442,13 @@ def run_compiled(
         # Dynamo fails while tracing, before any of the graph runs, so the states are
         # untouched and the eager update decides: its own error (bad arguments) is the user's
         # to see; if it runs, the update cannot be compiled and stays eager from now on.
-        for metric, (member_args, member_kwargs) in zip(
-            metrics, inputs if len(inputs) == len(metrics) else inputs * len(metrics)
-        ):
-            result = run_direct(
-                metric, spec_of(metric), member_args, dict(member_kwargs), converted=True
-            )
+        each = inputs if len(inputs) == len(metrics) else inputs * len(metrics)
+        result = attempt_each(
+            [
+                (m, functools.partial(run_direct, m, spec_of(m), a, dict(k), converted=True))
+                for m, (a, k) in zip(metrics, each)
+            ]
+        )
         compiler.active = False
         compiler.drop()
         _warn_fallback(owner, failure)

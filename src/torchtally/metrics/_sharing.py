@@ -104,15 +104,39 @@ class SharingPlan:
                 target._buffers[state] = source._buffers[state]
             runtime_of(target).drop_caches()
 
-    def updated(self, dtype: Any) -> None:
+    def updated(self, dtype: Any, refused: Any = ()) -> None:
         """The collection updated its members: every member's cached value is stale (a
-        sharing or derived member's state changed through another), and each takes the
-        call's cstorch `dtype=` as its own update would have (None clears it)."""
-        for metric in self.all:
+        sharing or derived member's state changed through another), and each that took the
+        batch takes the call's cstorch `dtype=` as its own update would have (None clears
+        it); one whose statistic's update refused the call (`refused`) keeps its own."""
+        failed = {id(m) for m in refused or ()}
+        for name, metric in self.members.items():
             runtime = runtime_of(metric)
             runtime.cached = None
-            if not type(metric).update.spec.own_dtype:
+            holder = self.owners.get(name, name)
+            while holder in self.sources:
+                holder = self.owners.get(self.sources[holder], self.sources[holder])
+            took = id(self.members[holder]) not in failed and id(metric) not in failed
+            if took and not type(metric).update.spec.own_dtype:
                 runtime.output_dtype = dtype
+
+    def refused(self, refused: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """A collection update some members refused (`refused`: those that raised). A member
+        derived from a refusing source would have taken the batch on its own where its own
+        checks accept it: it leaves the sharing (filled first) and is given the batch
+        itself, so it holds what it would alone."""
+        refused = set(map(id, refused or ()))
+        names = {id(m): n for n, m in self.members.items()}
+        failed = {names[i] for i in refused if i in names}
+        for name in [n for n in self.members if n in self.sources]:
+            source = self.sources[name]
+            while source in self.sources:
+                source = self.sources[source]
+            if source in failed or self.owners.get(source) in failed:
+                self.unshare(name)
+                # refused alone too: the first refusal is the one raised
+                with contextlib.suppress(Exception):
+                    self.members[name].update(*args, **kwargs)
 
     def shares(self, name: str) -> bool:
         """Whether member `name` still takes part in the sharing."""

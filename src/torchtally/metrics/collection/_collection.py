@@ -105,7 +105,13 @@ class MetricCollection(nn.Module):
         sharing.depth += 1
         try:
             _engine.update_members(self, sharing.runners, self._compiler, args, kwargs)
-        finally:
+        except Exception as error:
+            sharing.depth -= 1
+            refused = getattr(error, "torchtally_refused", sharing.runners)
+            sharing.updated(kwargs.get("dtype"), refused)
+            sharing.refused(refused, args, kwargs)
+            raise
+        else:
             sharing.depth -= 1
         sharing.updated(kwargs.get("dtype"))
 
