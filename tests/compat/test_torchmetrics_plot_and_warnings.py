@@ -30,9 +30,7 @@ def test_compute_before_update_warns_as_torchmetrics_does() -> None:
     ours = _warnings_of(ttm.Accuracy(task="multiclass", num_classes=4).compute)
     theirs = _warnings_of(torchmetrics.Accuracy(task="multiclass", num_classes=4).compute)
     assert any("called before the ``update``" in w for w in theirs)
-    assert [w for w in ours if "called before" in w] == [
-        w for w in theirs if "called before" in w
-    ]
+    assert [w for w in ours if "called before" in w] == [w for w in theirs if "called before" in w]
 
 
 def test_compute_after_update_does_not_warn() -> None:
