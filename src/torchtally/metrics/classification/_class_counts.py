@@ -145,7 +145,8 @@ class ClassCountsMetric(Metric):
             >>> from torchtally.metrics.classification._precision import PrecisionMetric
             >>> PrecisionMetric(3).shared_statistic()  # doctest: +NORMALIZE_WHITESPACE
             ClassStatistic(kind='class_counts', task='multiclass', num_classes=3,
-                           threshold=0.5, check_values=True, score_kind='auto')
+                           threshold=0.5, check_values=True, score_kind='auto',
+                           ignore_index=None)
         """
         return ClassStatistic(
             "class_counts",
