@@ -138,34 +138,45 @@ def run_traced(metric: Any, spec: UpdateSpec, args: tuple[Any, ...], kwargs: dic
 
 def update_metric(metric: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """One metric's `update` call (what the base class's wrapper runs)."""
-    spec = spec_of(metric)
-    if torch.compiler.is_compiling():
-        return run_traced(metric, spec, args, kwargs)
+    # Most calls of an eager loop take the held path below: this function is the per-call
+    # host cost of every metric, so it reads each field once and claims without a lock.
     runtime = runtime_of(metric)
-    claimed = claim((metric,))  # first: another thread's update is no nested call
+    if torch.compiler.is_compiling():
+        return run_traced(metric, spec_of(metric), args, kwargs)
+    key = id(runtime)
+    me = threading.get_ident()
+    owner = _OWNERS.get(key)
+    if owner is None:
+        # dict.setdefault tests and claims in one step: no lock on the per-call path.
+        if _OWNERS.setdefault(key, me) != me:
+            raise _two_threads(metric)
+    elif owner != me:  # first: another thread's update is no nested call
+        raise _two_threads(metric)
     dtype_before = runtime.output_dtype
     try:
         if runtime.depth:  # this metric's own update calling it again: the plain path
-            return run_direct(metric, spec, args, kwargs)
+            return run_direct(metric, spec_of(metric), args, kwargs)
         link = runtime.link
         if link is not None and not link.driving():
             link.unshare()  # used on its own: it stops sharing state with its collection
-        inspected = bool(torch._C._len_torch_dispatch_stack())
+        inspected = torch._C._len_torch_dispatch_stack()
         compiler = runtime.compiler
         if compiler is not None and compiler.active and not inspected:
             # Under a dispatch mode (FakeTensorMode, make_fx, a profiler's) the call is being
             # traced or inspected, not run: it takes the plain path.
             flush(metric)
+            spec = spec_of(metric)
             inputs = (prologue(metric, spec, args, kwargs),)
             return run_compiled(metric, compiler, (metric,), inputs, args, kwargs)
         if runtime.coalesce and not inspected and not torch._C._is_tracing():
-            return run_held(metric, runtime, spec, args, kwargs)
-        return run_direct(metric, spec, args, kwargs)
+            return run_held(metric, runtime, args, kwargs)
+        return run_direct(metric, spec_of(metric), args, kwargs)
     except BaseException:
         runtime.output_dtype = dtype_before  # a refused call leaves no trace
         raise
     finally:
-        release(claimed)
+        if owner is None:
+            del _OWNERS[key]
 
 
 def update_members(
@@ -233,11 +244,10 @@ def attempt_each(calls: Sequence[tuple[Any, Callable[[], Any]]]) -> Any:
 # ----------------------------------------------------------------------------- held path
 
 
-def run_held(
-    metric: Any, runtime: Runtime, spec: UpdateSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Any:
+def run_held(metric: Any, runtime: Runtime, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Hold the batch back, or apply what is held and update directly (metrics._coalesce)."""
     stage = runtime.stage
+    spec = spec_of(metric)
     if stage is not None and not kwargs and stage.take_matching(args):
         # Another batch like the held ones (plain tensors: the boundary has nothing to do),
         # held with the least Python: this is most calls of an eager loop.
@@ -506,32 +516,38 @@ def _same_inputs(inputs: tuple[Inputs, ...]) -> bool:
 # -------------------------------------------------------------------------- thread claims
 
 
-def claim(metrics: Sequence[Any]) -> list[Runtime]:
+def claim(metrics: Sequence[Any]) -> list[int]:
     """Claim every metric for this thread (updates are not thread-safe: states are mutated in
     place by several ops, and a second thread entering is misuse, reported instead of
-    silently interleaving); the runtimes claimed, to release."""
+    silently interleaving); the keys claimed, to release. A metric this thread holds already
+    (a nested call) is not claimed again."""
     me = threading.get_ident()
-    claimed: list[Runtime] = []
+    claimed: list[int] = []
     for metric in metrics:
-        runtime = runtime_of(metric)
-        with _CLAIMS:  # the test and the claim as one step
-            owner = runtime.thread
-            if owner is None:
-                runtime.thread = owner = me
-                claimed.append(runtime)
-        if owner != me:
+        key = id(runtime_of(metric))
+        if key in _OWNERS and _OWNERS[key] == me:
+            continue
+        # dict.setdefault tests and claims in one step: no lock on the per-call path.
+        if _OWNERS.setdefault(key, me) != me:
             release(claimed)
-            raise RuntimeError(
-                f"Metric `{metric.name}` is being updated from two threads at once; metrics "
-                "are not thread-safe. Give each thread its own metric and combine them with "
-                "merge_state(), or serialise the updates with a lock."
-            )
+            raise _two_threads(metric)
+        claimed.append(key)
     return claimed
 
 
-_CLAIMS = threading.Lock()
+def release(claimed: list[int]) -> None:
+    for key in claimed:
+        del _OWNERS[key]
 
 
-def release(claimed: list[Runtime]) -> None:
-    for runtime in claimed:
-        runtime.thread = None
+def _two_threads(metric: Any) -> RuntimeError:
+    return RuntimeError(
+        f"Metric `{metric.name}` is being updated from two threads at once; metrics are not "
+        "thread-safe. Give each thread its own metric and combine them with merge_state(), "
+        "or serialise the updates with a lock."
+    )
+
+
+#: The thread inside each metric's `update`, by `id` of the metric's runtime (alive while
+#: claimed, so the ids are unique among the keys).
+_OWNERS: dict[int, int] = {}

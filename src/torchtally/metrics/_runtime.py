@@ -62,7 +62,6 @@ class Runtime:
         "scalars",
         "stage",
         "synced_cat_counts",
-        "thread",
         "views",
     )
 
@@ -76,8 +75,6 @@ class Runtime:
         #: Nesting of `update` calls (one metric's update calling another's): only the
         #: outermost one counts, converts its inputs and drops the cache.
         self.depth = 0
-        #: The thread inside `update` (None: none): metrics are not thread-safe.
-        self.thread: int | None = None
         #: The last `compute()` value, until the state changes (never while synced).
         self.cached: Any = None
         #: cstorch's `update(..., dtype=)`: the dtype `compute` casts to (None: the default).
