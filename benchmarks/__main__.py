@@ -50,6 +50,12 @@ SECTIONS: dict[str, tuple[str, list[str], list[str], str]] = {
         ["--rounds", "5", "--inner", "3"],
         "13. Collection compile_update vs eager and peers",
     ),
+    "ops": (
+        "bench_op_count",
+        ["--no-files"],
+        ["--no-files"],
+        "14. Kernel ops per eager update (counted on the meta device)",
+    ),
 }
 GPU_SECTION = ("bench_gpu_step", [], ["--steps", "50"], "GPU: training step with six metrics")
 # The eager grid again on the GPU (wall clock to a synchronize), without the compile_update
