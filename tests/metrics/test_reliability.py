@@ -382,6 +382,51 @@ def test_a_derived_member_computed_directly_gives_its_value() -> None:
     assert float(collection.compute()["accuracy"]) == pytest.approx(expected, rel=1e-6)
 
 
+def test_a_checkpoint_of_members_with_their_own_history_loads_each_one() -> None:
+    """Found by the long stateful run: F1 derived from the matrix and accuracy derived from F1
+    in the loading collection; filling accuracy filled F1 from the (reset) matrix before F1's
+    own loaded state was judged, so F1 stayed derived and lost its error count (0.0 instead of
+    the data error that F1 alone raises)."""
+
+    def members() -> dict[str, Any]:
+        return {
+            "precision": PrecisionMetric(4, "macro"),
+            "f1": F1ScoreMetric(4, "micro"),
+            "matrix": ConfusionMatrixMetric(4),
+            "accuracy": AccuracyMetric(num_classes=4),
+        }
+
+    bad = (torch.tensor([0, 4]), torch.zeros(2, 4))  # label 4 is outside [0, 4)
+    saved = MetricCollection(members())
+    saved["precision"].check_values = False  # it leaves the sharing
+    saved.update(*bad)  # counted, raised at compute
+    saved["matrix"].reset()  # used on its own
+    loaded = MetricCollection(members()).persistent()
+    loaded["precision"].check_values = False
+    loaded.load_state_dict(saved.persistent().state_dict())
+    for name, alone in members().items():
+        alone.check_values = name != "precision"
+        if name == "matrix":
+            expected = alone.compute()  # reset: the empty value
+        else:
+            alone.update(*bad)
+            expected = _outcome(alone.compute)
+        assert _same_outcome(_outcome(loaded[name].compute), expected), name
+
+
+def _outcome(compute: Callable[[], Any]) -> Any:
+    try:
+        return compute()
+    except MetricValueError as error:
+        return type(error)
+
+
+def _same_outcome(got: Any, expected: Any) -> bool:
+    if isinstance(expected, type) or isinstance(got, type):
+        return got is expected
+    return bool(torch.equal(got, expected))
+
+
 # ------------------------------------------------------------- 9: errors at the boundary
 
 

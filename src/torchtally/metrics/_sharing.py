@@ -282,9 +282,17 @@ class SharingPlan:
         """After the load: a derived member whose loaded state is not what its source's
         loaded statistic gives had a history of its own: it keeps its loaded state and
         leaves the sharing; the others are derived as before."""
-        for name in [n for n in self.sources if n in self.loaded]:
+        names = [n for n in self.sources if n in self.loaded]
+        # Every loaded state first: filling one member fills its chain of sources too, and
+        # a source that is itself derived must be judged by what it loaded, not by its fill.
+        loaded = {
+            name: {n: t.clone() for n, t, _ in _own_states(self.members[name])} for name in names
+        }
+        for name in names:
+            if name not in self.sources:
+                continue
             metric = self.members[name]
-            saved = {n: t.clone() for n, t, _ in _own_states(metric)}
+            saved = loaded[name]
             with self.driving():
                 self._fill(name, set(), keep_errors=True)
             if all(_same(t, saved[n]) for n, t, _ in _own_states(metric)):
