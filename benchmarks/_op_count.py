@@ -216,6 +216,10 @@ class OpCounter(TorchDispatchMode):
             `index_copy_` not at all): a rough measure of their memory traffic.
     """
 
+    #: It only watches: torchtally runs its plain eager path under it (e.g. the update count
+    #: kept on the host), as it does on a GPU, instead of the path for a tracing mode.
+    torchtally_observer = True
+
     def __init__(self, sync_on_meta: Literal["raise", "zero"] = "raise") -> None:
         super().__init__()  # type: ignore[no-untyped-call]
         if sync_on_meta not in ("raise", "zero"):
@@ -340,8 +344,8 @@ def count_metric(
 
     The metric and the inputs move to `device` (meta by default: the branches a GPU takes);
     `warmup` updates run uncounted first, so set-up done on first use (scratch space, cached
-    views, compiled kernels) is not counted; then one update (and `flush()`, which applies
-    any batch held back) and one `compute()` are counted.
+    views, compiled kernels) is not counted; then one update (on the CPU with `flush()`,
+    which applies any batch held back) and one `compute()` are counted.
     """
     target = torch.device(device)
     metric = metric.to(target)
@@ -349,7 +353,11 @@ def count_metric(
 
     def update() -> None:
         metric.update(*positional, **keyword)
-        metric.flush()
+        if target.type == "cpu":
+            # A batch held back (CPU only) is paid in the update that made it. Not elsewhere:
+            # `flush` also adds the update count kept on the host, once per read, and the
+            # compute counted next pays that.
+            metric.flush()
 
     with meta_reads_as_device_reads():
         for _ in range(warmup):

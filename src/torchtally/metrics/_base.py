@@ -415,8 +415,7 @@ class Metric(LightningHooks, nn.Module, ABC):
         from it. Every read of the state does this itself; call it to time an update loop
         whole, or before handing the state tensors to code that reads them directly."""
         runtime = self._runtime
-        if runtime.stage is not None:
-            _engine.flush(self)
+        _engine.flush(self)  # held batches, and the update count kept on the host
         if runtime.link is not None:
             runtime.link.refresh()
 

@@ -46,12 +46,15 @@ if TYPE_CHECKING:
 __all__ = [
     "Stage",
     "StateBuffers",
+    "count_update",
     "cycle_started",
+    "drop_pending",
     "enter_traced_update",
     "exit_traced_update",
     "hold",
     "in_compiled_update",
     "outside_tracing",
+    "plain_eager",
     "release_buffers",
     "rows_for",
     "signature",
@@ -95,6 +98,12 @@ class StateBuffers(dict[str, Any]):
     """A metric's `_buffers`: while it holds batches (`held` is the metric), an eager read of
     it applies them first, so no reader can see a state without them.
 
+    It also keeps the update count of plain eager updates on the host (`pending`, added to the
+    `_num_updates` tensor by the first read of it, or of the buffers as a whole): on a GPU an
+    `add_` per update is a kernel launch, for bookkeeping that is read once per evaluation.
+    The tensor stays the truth for everything that reads it (compiled steps, syncs,
+    checkpoints, copies), because each of those reads it through here.
+
     Always this type, held or not: compiled code guards on the type of `_buffers`, and one
     that changed with every held cycle would recompile. An update traced into a compiled step
     never applies held batches (nor looks at `held`, which would be guarded on): it adds to
@@ -103,30 +112,48 @@ class StateBuffers(dict[str, Any]):
     differ, never a stale or doubled value).
     """
 
-    __slots__ = ("held",)
+    __slots__ = ("held", "pending")
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.held: Any = None
+        self.pending = 0
 
-    def _apply_held(self) -> None:
+    def _apply_held(self, key: str = "_num_updates") -> None:
+        # The host count only for a read of the count itself: an update reads its states
+        # through here, and applying the count there would cost the kernel it saves.
         if not in_compiled_update():
             metric = self.held
             if metric is not None:
                 metric.flush()
+            if self.pending and key == "_num_updates":
+                self.count_pending()
+
+    def count_pending(self) -> None:
+        """Add the host-counted updates to the `_num_updates` tensor: in a compiled read, in
+        its graph (guarded on the count); anywhere else as plain eager work, as held batches
+        are (a recorded add would count them again at every replay of the trace)."""
+        pending, self.pending = self.pending, 0
+        if torch.compiler.is_compiling():
+            dict.__getitem__(self, "_num_updates").add_(pending)
+            return
+        with outside_tracing():
+            dict.__getitem__(self, "_num_updates").add_(pending)
 
     def __getitem__(self, key: str) -> Any:
         # The eager test inline: an update reads several states, each through here.
         if torch.compiler.is_compiling():
-            self._apply_held()
+            self._apply_held(key)
         else:
             metric = self.held
             if metric is not None:
                 metric.flush()
+            if self.pending and key == "_num_updates":
+                self.count_pending()
         return dict.__getitem__(self, key)
 
     def get(self, key: str, default: Any = None) -> Any:
-        self._apply_held()
+        self._apply_held(key)
         return dict.get(self, key, default)
 
     def items(self) -> Any:
@@ -140,7 +167,37 @@ class StateBuffers(dict[str, Any]):
     def __reduce_ex__(self, protocol: Any) -> Any:
         # A copy holds nothing (its metric flushed before copying) and is a plain map of names
         # to tensors until its metric adopts it.
+        if self.pending:
+            self.count_pending()
         return (StateBuffers, (dict(dict.items(self)),))
+
+
+def count_update(buffers: dict[str, Any], calls: int = 1) -> None:
+    """Outermost updates ran: counted on the host in plain eager code, else in the tensor (a
+    traced or inspected run records the `add_`, so that its replay counts too)."""
+    if type(buffers) is StateBuffers and plain_eager():
+        buffers.pending += calls
+    else:
+        buffers["_num_updates"].add_(calls)
+
+
+def drop_pending(buffers: dict[str, Any]) -> None:
+    """Forget the host-counted updates (a reset zeroes the count)."""
+    if type(buffers) is StateBuffers:
+        buffers.pending = 0
+
+
+def plain_eager() -> bool:
+    """Whether ops run as plain eager work: not compiling, not traced by torch.jit, and under
+    no dispatch mode other than ones that only watch eager work (a mode says so with a
+    class attribute `torchtally_observer = True`, e.g. an op counter)."""
+    if torch.compiler.is_compiling() or torch._C._is_tracing():
+        return False
+    if not torch._C._len_torch_dispatch_stack():
+        return True
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+
+    return all(getattr(m, "torchtally_observer", False) for m in _get_current_dispatch_mode_stack())
 
 
 #: How many updates are being traced into a compiled graph right now (see `updating`).

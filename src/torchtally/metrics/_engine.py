@@ -81,7 +81,8 @@ def prologue(
                 f"Argument `dtype` must be a torch.dtype or None. Received: dtype={dtype!r}"
             )
         runtime.output_dtype = dtype
-    device = metric._buffers["_num_updates"].device
+    # Past StateBuffers' read hook: the device is no read of the count.
+    device = dict.__getitem__(metric._buffers, "_num_updates").device
     return convert_inputs(
         spec.names, args, kwargs, device, metric.array_inputs, metric.autograd_inputs
     )
@@ -110,8 +111,7 @@ def run_direct(
     finally:
         runtime.depth -= 1
     if outermost:
-        # The (1,) buffer itself, not the 0-d view `metric._num_updates` gives.
-        metric._buffers["_num_updates"].add_(1)
+        _coalesce.count_update(metric._buffers)
         runtime.cached = None
     return result
 
@@ -272,8 +272,14 @@ def run_held(metric: Any, runtime: Runtime, args: tuple[Any, ...], kwargs: dict[
 
 
 def flush(metric: Any) -> None:
-    """Apply the batches held back to the state now (a no-op when none are held)."""
+    """Apply the batches held back to the state now (a no-op when none are held), and the
+    update count kept on the host."""
+    buffers = metric._buffers
     runtime = runtime_of(metric)
+    # Not inside an update (its own flushes before appending rows would cost the kernel the
+    # host count saves): its reads of the count itself still add it (StateBuffers).
+    if type(buffers) is _coalesce.StateBuffers and buffers.pending and not runtime.depth:
+        buffers.count_pending()
     stage = runtime.stage
     if stage is None:
         return
@@ -289,7 +295,7 @@ def flush(metric: Any) -> None:
         # them again at every replay of the trace).
         with _coalesce.outside_tracing():
             stage.body(metric, *views)
-            metric._buffers["_num_updates"].add_(calls)
+            _coalesce.count_update(metric._buffers, calls)
     finally:
         runtime.depth -= 1
     runtime.cached = None

@@ -23,7 +23,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import tracing
-from torchtally.metrics._coalesce import release_buffers
+from torchtally.metrics._coalesce import drop_pending, release_buffers
 from torchtally.metrics._engine import UpdateSpec, update_metric
 from torchtally.metrics._runtime import COUNT_SUFFIX, Reduction, Runtime, runtime_of
 
@@ -261,6 +261,7 @@ def reset_bookkeeping(metric: Any) -> None:
     if runtime.stage is not None:
         runtime.stage.drop()
         release_buffers(metric._buffers)
+    drop_pending(metric._buffers)
     metric._buffers["_num_updates"].zero_()
     metric._buffers["_errors"].zero_()
     runtime.cached = None
