@@ -326,8 +326,24 @@ def is_value_mismatch(rec: dict[str, Any]) -> bool:
     names = " ".join(frames)
     msg = rec.get("message", "")
     return any(f in names for f in _VALUE_FRAMES) or bool(
-        re.search(r"allclose|isclose|Arrays are not|not close|==|equal", msg)
+        re.search(r"allclose|isclose|Arrays are not|not close|==|equal|Expected .* got", msg)
     )
+
+
+def missing_path(rec: dict[str, Any]) -> tuple[str, str] | None:
+    """("module", "torchmetrics.x.y") or ("name", "torchmetrics.x.Name") for an API gap."""
+    exc, msg = (rec.get("exc_type") or "").rsplit(".", 1)[-1], rec.get("message") or ""
+    m = re.search(r"No module named '([^']+)'", msg)
+    if exc == "ModuleNotFoundError" and m:
+        return "module", m.group(1)
+    m = re.search(r"cannot import name '([^']+)' from '([^']+)'", msg)
+    if exc == "ImportError" and m:
+        return "name", f"{m.group(2)}.{m.group(1)}".replace(
+            "torchtally.compat.torchmetrics", "torchmetrics"
+        )
+    if exc == "MissingFromDropIn":
+        return "name", msg.split(":", 1)[0]
+    return None
 
 
 def signature(rec: dict[str, Any]) -> str:
@@ -335,14 +351,14 @@ def signature(rec: dict[str, Any]) -> str:
     msg = rec.get("message") or ""
     if rec.get("outcome") == "not_run":
         return "not run"
-    m = re.search(r"No module named '([^']+)'", msg)
-    if exc == "ModuleNotFoundError" and m:
-        return f"missing module {m.group(1)}"
-    m = re.search(r"cannot import name '([^']+)' from '([^']+)'", msg)
-    if exc == "ImportError" and m:
-        return f"missing name {m.group(2)}.{m.group(1)}"
-    if exc == "MissingFromDropIn":
-        return f"missing name {msg.split(':', 1)[0]}"
+    missing = missing_path(rec)
+    if missing:
+        kind, path = missing
+        # Grouped by API area (one row per package, not per function); `compare` lists the names.
+        base = path.rsplit(".", 1)[0] if kind == "name" else path
+        depth = 3 if base.startswith("torchmetrics.functional.") else 2
+        area = ".".join(base.split(".")[:depth])
+        return f"missing {kind} under {area}"
     if "DID NOT RAISE" in msg:
         return f"does not raise: {msg}"
     if "Regex pattern did not match" in msg or "did not match" in msg:
@@ -425,6 +441,27 @@ def compare(args: argparse.Namespace) -> int:
             out.append(
                 f"| {n} | {len(recs)} | {sig.replace('|', '/')} | `{ex['nodeid']}` | {line} |"
             )
+        gaps = collections.Counter(missing_path(r) for r in lost if missing_path(r))
+        out += [
+            "",
+            f"### {label}: the missing modules and names behind those ids ({len(gaps)})",
+            "",
+        ]
+        out.append(
+            ", ".join(f"`{path}` ({count})" for (_kind, path), count in sorted(gaps.items()))
+        )
+        asserts = [r for r in lost if r.get("exc_type") == "AssertionError"]
+        per_test = collections.defaultdict(list)
+        for rec in asserts:
+            per_test[(rec["nodeid"].split("[", 1)[0], rec.get("message", "")[:160])].append(rec)
+        out += ["", f"### {label}: assertions that failed inside the tests: {len(asserts)} ids", ""]
+        out.append("Each is a different number or a different API property; read the test line.")
+        out.append("")
+        for (fn, msg), recs in sorted(per_test.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            where = next(
+                (f for f in reversed(recs[0].get("frames") or []) if f.startswith("tests:")), ""
+            )
+            out.append(f"- {len(recs)} x `{fn}` ({where}): {msg or '(bare assert)'}")
         values = [r for r in lost if is_value_mismatch(r)]
         out += [
             "",
