@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import gzip
 import hashlib
 import json
 import os
@@ -187,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
     meta["redirection_check"] = problems or "ok"
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w") as fh:
+    with _open(out, "w") as fh:
         fh.write(json.dumps(meta, sort_keys=True) + "\n")
         for rec in results:
             fh.write(json.dumps(rec, sort_keys=True) + "\n")
@@ -479,8 +480,16 @@ def compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _open(path: Path, mode: str) -> Any:
+    """A `.gz` path is gzip text (the committed results are kept small)."""
+    if path.suffix == ".gz":
+        return gzip.open(path, mode + "t", encoding="utf-8")
+    return path.open(mode, encoding="utf-8")
+
+
 def _load(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    lines = Path(path).read_text().splitlines()
+    with _open(Path(path), "r") as fh:
+        lines = fh.read().splitlines()
     return json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
 
 
