@@ -19,6 +19,7 @@ import json
 import os
 import re
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -159,23 +160,24 @@ def run(args: argparse.Namespace) -> int:
         workers = 0 if args.ddp else args.workers
         cmd = _pytest_cmd(files, workers, [f"--timeout={args.timeout}"])
         start = time.monotonic()
-        proc = subprocess.run(cmd, cwd=TESTS_ROOT, env=env, capture_output=True, text=True)
+        returncode, tail = _run_bounded(cmd, env, args.session_timeout)
         wall = time.monotonic() - start
         cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
         records = []
         for part in sorted(Path(tmp).glob("rec.*.jsonl")):
             records += [json.loads(line) for line in part.read_text().splitlines() if line.strip()]
     if not records:
-        print(proc.stdout[-4000:], proc.stderr[-4000:])
+        print(tail)
         return 2
-    results, meta = _merge(records, ids, args)
+    results, meta = _merge(records, ids, args, returncode)
     meta.update(
         wall_s=round(wall, 1),
         # The machine may be shared: CPU seconds of pytest and its workers, and the tests' own time.
         cpu_s=round(cpu.ru_utime + cpu.ru_stime, 1),
         tests_s=round(sum(r.get("duration", 0.0) for r in results), 1),
         workers=workers,
-        pytest_rc=proc.returncode,
+        pytest_rc=returncode,
+        session_timeout_s=args.session_timeout,
         ids_file=str(ids_path.relative_to(REPO))
         if ids_path.is_relative_to(REPO)
         else str(ids_path),
@@ -199,12 +201,40 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_bounded(cmd: list[str], env: dict[str, str], limit: float) -> tuple[int | str, str]:
+    """Run pytest in its own process group; past `limit` seconds kill the whole group.
+
+    TorchMetrics' DDP pool hangs when a test fails inside a pool worker with pytest's
+    `Failed` (a BaseException the pool does not pass back), and its session end then waits on
+    the pool forever; the records written so far are kept and the rest count as not run.
+    """
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=TESTS_ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            returncode: int | str = proc.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            returncode = f"killed after {limit:.0f} s"
+        log.seek(0)
+        return returncode, log.read()[-4000:]
+
+
 def _merge(
-    records: list[dict[str, Any]], ids: list[str], args: argparse.Namespace
+    records: list[dict[str, Any]], ids: list[str], args: argparse.Namespace, rc: int | str
 ) -> tuple[list, dict]:
     tests = {r["nodeid"]: r for r in records if r["kind"] == "test"}
     collect_errors = {r["nodeid"]: r for r in records if r["kind"] == "collect_error"}
     sessions = [r for r in records if r["kind"] == "session"]
+    started = {r["nodeid"] for r in records if r["kind"] == "start"}
+    hung = "pytest killed by --session-timeout" if not isinstance(rc, int) else f"pytest exit {rc}"
     results = []
     for nodeid in sorted(ids):
         rec = tests.get(nodeid)
@@ -213,7 +243,14 @@ def _merge(
             err = collect_errors.get(path) or next(
                 (e for k, e in collect_errors.items() if nodeid.startswith(k + "::")), None
             )
-            if err is not None:
+            if err is None and nodeid in started:
+                rec = {
+                    "outcome": "error",
+                    "when": "call",
+                    "exc_type": "Hang",
+                    "message": f"still running when the run ended ({hung})",
+                }
+            elif err is not None:
                 rec = {
                     "outcome": "error",
                     "when": "collect",
@@ -509,6 +546,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ids", default=str(DEFAULT_IDS))
     p.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (0: one process)")
     p.add_argument("--timeout", type=int, default=300, help="seconds per test")
+    p.add_argument(
+        "--session-timeout", type=float, default=5400, help="seconds for the whole pytest run"
+    )
     p.add_argument(
         "--ddp", action="store_true", help="USE_PYTEST_POOL=1 (TorchMetrics' 2-process pool)"
     )

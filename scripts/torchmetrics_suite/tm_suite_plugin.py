@@ -140,6 +140,9 @@ def _exc_record(
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    if _rec is not None:
+        # Where the test runs (not the xdist controller): marks the id that a hang leaves open.
+        _rec.write({"kind": "start", "nodeid": item.nodeid})
     seed = zlib.crc32(item.nodeid.encode()) & 0x7FFFFFFF
     random.seed(seed)
     import numpy
