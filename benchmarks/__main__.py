@@ -56,6 +56,7 @@ SECTIONS: dict[str, tuple[str, list[str], list[str], str]] = {
         ["--no-files"],
         "14. Kernel ops per eager update (counted on the meta device)",
     ),
+    "whole": ("bench_whole_eval", [], ["--quick"], "15. Whole evaluations on the CPU grid"),
 }
 GPU_SECTION = ("bench_gpu_step", [], ["--steps", "50"], "GPU: training step with six metrics")
 # The eager grid again on the GPU (wall clock to a synchronize), without the compile_update
