@@ -6,11 +6,16 @@ writes past the capacity; its fill count (the state `name + "_count"`) counts ev
 appended, stored or not, so `compute` reports an overflow instead of a value over partial data.
 
 Both tensors are registered states: the buffer is the truth, synced, merged and checkpointed as
-its filled rows. Eagerly on a CPU, a host note of the fill count (tied to the count tensor's
-identity, storage and version counter) lets an append be one slice copy and a compute read
-only the filled rows; any write the note did not see (a compiled step, a merge, a sync, a
-load, a device move) makes it stale, and the general path (positions + `index_copy_`, or the
-whole capacity) runs instead: never a different number.
+its filled rows. Eagerly, on every device with storage (CPU, CUDA, ...), a host note of the
+fill count (tied to the count tensor's identity, storage and version counter) lets an append
+be one slice copy per state plus one add for every count, and a compute read only the filled
+rows; any write the note did not see (a compiled step, a merge, a sync, a load, a device move)
+makes it stale, and the general path (positions + `index_copy_`, or the whole capacity) runs
+instead: never a different number. An eager compute renews a stale note with one read of the
+count (a device sync off the CPU, as its error check already makes).
+
+A CUDA graph replay writes the count without bumping its version, so a count written while a
+CUDA graph was being captured is never noted again (each compute reads it instead).
 
 A metric reaches its `cat` states through `Metric.cat_state(name)`; "Writing a metric" in the
 docs shows the pattern.
@@ -23,11 +28,19 @@ from typing import Any, cast
 
 import torch
 from torch import Tensor
+from torch.utils.weak import WeakIdKeyDictionary
 
 from torchtally._errors import MetricValueError, tracing
 from torchtally.metrics._runtime import COUNT_SUFFIX, runtime_of
 
 __all__ = ["CatState", "common_fill", "note_fill"]
+
+#: Devices whose tensors have storage and a version counter that each eager write bumps: there
+#: an eager append may use the host note. (XLA and lazy tensors have neither: a host fill there
+#: would also make each traced step's shape differ.)
+_NOTED_DEVICES = frozenset({"cpu", "cuda", "meta", "mps", "xpu", "hpu"})
+#: Fill counts written while a CUDA graph was captured: its replays write them unseen.
+_GRAPH_WRITTEN: WeakIdKeyDictionary = WeakIdKeyDictionary()
 
 
 class CatState:
@@ -79,12 +92,23 @@ class CatState:
         fill = self.known_fill()
         return self.buffer[: capacity if fill is None else min(fill, capacity)]
 
+    def stored_fill(self) -> int | None:
+        """In an eager compute: the rows stored (the fill, at most the capacity), from the
+        note or one read of the count (a device sync off the CPU), the note renewed; None
+        while tracing or compiling (use `values()` then). Never in `update`."""
+        fill = self.known_fill(read=True)
+        return None if fill is None else min(fill, self.capacity)
+
     def values(self) -> tuple[Tensor, Tensor]:
         """The rows (as `rows()`) and the number of valid ones among them, a 0-d tensor."""
         return self.rows(), self.count.clamp(max=self.capacity)
 
     def filled_rows(self) -> Tensor:
-        """Exactly the stored rows (one host read of the fill count: not while tracing)."""
+        """Exactly the stored rows (one host read of the fill count unless noted: not while
+        tracing)."""
+        fill = self.stored_fill()
+        if fill is not None:
+            return self.buffer[:fill]
         rows, valid = self.values()
         return rows[: int(valid)]
 
@@ -112,6 +136,45 @@ class CatState:
         count.add_(n)
 
     @staticmethod
+    def append_rows(states: Sequence[CatState], values: Sequence[Tensor]) -> None:
+        """Append `values[i]` to `states[i]`, the same number of rows each (states appended
+        together, whose counts always agree), without a host sync: eagerly one slice copy per
+        state and one add for all the counts; else one set of positions and an `index_copy_`
+        per state."""
+        rows = values[0].shape[0]
+        start = CatState.reserve(states, rows, *values)
+        if start is not None:
+            for state, value in zip(states, values, strict=True):
+                state.buffer[start : start + rows].copy_(value)
+            CatState.commit(states, start, rows)
+            return
+        first = states[0]
+        last = first.buffer.shape[0] - 1  # the spare row
+        positions = (first.count + torch.arange(rows, device=first.buffer.device)).clamp(max=last)
+        for state, value in zip(states, values, strict=True):
+            buffer = state.buffer
+            buffer.index_copy_(0, positions, value.to(buffer.dtype))
+        _add_to_counts(states, rows)
+
+    @staticmethod
+    def reserve(states: Sequence[CatState], rows: int, *tensors: Tensor) -> int | None:
+        """The first row at which an eager update may write `rows` rows straight into each of
+        `states` (their common fill), when every note is current, they agree and the rows fit
+        the capacity; None when the general path must run (compiled, traced, no room...).
+        After writing, call `commit`."""
+        start = common_fill(states, *tensors)
+        if start is None or start + rows > states[0].capacity:
+            return None
+        return start
+
+    @staticmethod
+    def commit(states: Sequence[CatState], start: int, rows: int) -> None:
+        """After an eager update wrote `rows` rows at `start` (from `reserve`) into each of
+        `states`: advance every fill count (one op for all) and note the new fill."""
+        _add_to_counts(states, rows)
+        note_fill(states, start + rows)
+
+    @staticmethod
     def common_fill(states: Sequence[CatState], *tensors: Tensor) -> int | None:
         """The common fill of several `cat` states appended together in one eager call
         (their counts always agree), or None when the general path must run."""
@@ -126,16 +189,38 @@ class CatState:
         """The state was just emptied (reset or registered)."""
         note_fill((self,), 0)
 
+    @staticmethod
+    def notes_of(metric: Any) -> dict[str, int]:
+        """The current fill notes of `metric`'s `cat` states, by name: what a device move
+        keeps (`renote`)."""
+        if torch.compiler.is_compiling():
+            return {}
+        runtime = runtime_of(metric)
+        fills = {}
+        for name, note in runtime.cat_fill.items():
+            count = metric._buffers.get(name + COUNT_SUFFIX)
+            if count is not None and _current(note, count):
+                fills[name] = note[3]
+        return fills
+
+    @staticmethod
+    def renote(metric: Any, fills: dict[str, int]) -> None:
+        """Note `fills` (from `notes_of`) again after the states were replaced by copies of
+        the same values (a device move or a cast: `Metric._apply`), so that eager appends on
+        the new device write in place from the first update."""
+        for name, fill in fills.items():
+            note_fill((CatState(metric, name),), fill)
+
     # ------------------------------------------------------------------ fill notes
 
     def known_fill(self, *tensors: Tensor, read: bool = False) -> int | None:
         """The host note of the fill count if it is current and the call is eager (not
         compiling, tracing or on fake tensors), else None.
 
-        With `read=True` (compute, which reads the count anyway; never in `update`), a stale
-        note of an eager CPU count is renewed from the count itself: one memory read, no
-        device sync. Then this compute, and the eager appends after it, take their fast paths
-        again after a write the note did not see.
+        With `read=True` (compute, which reads the error counts anyway; never in `update`), a
+        stale note is renewed from the count itself: one read (a device sync off the CPU).
+        Then this compute, and the eager appends after it, take their fast paths again after
+        a write the note did not see.
         """
         if torch.compiler.is_compiling():
             # First, so that a compiled update never reads (and guards on) the note, which
@@ -143,19 +228,19 @@ class CatState:
             return None
         self._metric.flush()  # held batches first: their appends move the note
         count = self.count_buffer
+        if count.is_cuda and _capturing((self,)):
+            return None
         note = runtime_of(self._metric).cat_fill.get(self.name)
         if note is not None and _current(note, count) and not _traced(count, tensors):
             return note[3]
         if (
             not read
-            or count.device.type != "cpu"
-            or count.is_inference()
             or torch._C._len_torch_dispatch_stack()  # a compute being traced (make_fx, fake)
             or _traced(count, tensors)
         ):
             return None
         fill = int(count)
-        note_fill((self,), fill)
+        note_fill((self,), fill)  # where the count may be noted
         return fill
 
     # ------------------------------------------------------------- checkpoints, merges
@@ -196,7 +281,9 @@ class CatState:
         value over the rows seen. One host read, skipped while tracing."""
         metric = self._metric
         capacity = self.capacity
-        fill = self.known_fill()
+        # With `read=True`: a stale note is renewed by the read this check makes anyway, so
+        # that compute then finds it current.
+        fill = self.known_fill(read=True)
         if fill is not None:
             dropped = max(0, fill - capacity)
         else:
@@ -244,17 +331,50 @@ class CatState:
 
 
 def note_fill(states: Sequence[CatState], fill: int) -> None:
-    """Remember on the host that each of `states` holds `fill` rows now (CPU only: a CUDA
-    graph replay writes the count without bumping its version)."""
+    """Remember on the host that each of `states` holds `fill` rows now (where a note can be
+    trusted: see `_notable`)."""
     if torch.compiler.is_compiling():
         return  # a compiled write bumps the count's version: the note goes stale anyway
     for state in states:
         notes = runtime_of(state._metric).cat_fill
         count = state.count_buffer
-        if count.device.type != "cpu" or count.is_inference():
-            notes.pop(state.name, None)
-        else:
+        if _notable(count):
             notes[state.name] = (id(count), count.data_ptr(), count._version, fill)
+        else:
+            notes.pop(state.name, None)
+
+
+def _notable(count: Tensor) -> bool:
+    """Whether a host note of `count` can be trusted: a device with storage and a version
+    counter (not an inference tensor, which has none), never written by a CUDA graph."""
+    if count.device.type not in _NOTED_DEVICES or count.is_inference():
+        return False
+    if count.is_cuda:
+        if count in _GRAPH_WRITTEN:
+            return False
+        if torch.cuda.is_current_stream_capturing():
+            _GRAPH_WRITTEN[count] = True
+            return False
+    return True
+
+
+def _capturing(states: Sequence[CatState]) -> bool:
+    """While a CUDA graph is captured, no append may use a note (a slice at a host fill would
+    be replayed at that fill): the counts are marked, their notes dropped, for good."""
+    if not torch.cuda.is_current_stream_capturing():
+        return False
+    for state in states:
+        _GRAPH_WRITTEN[state.count_buffer] = True
+        runtime_of(state._metric).cat_fill.pop(state.name, None)
+    return True
+
+
+def _add_to_counts(states: Sequence[CatState], rows: int) -> None:
+    counts = [state.count_buffer for state in states]
+    if len(counts) == 1:
+        counts[0].add_(rows)
+    else:
+        torch._foreach_add_(counts, rows)  # one dispatch for all the counts
 
 
 def common_fill(states: Sequence[CatState], *tensors: Tensor) -> int | None:
@@ -264,6 +384,8 @@ def common_fill(states: Sequence[CatState], *tensors: Tensor) -> int | None:
         return None
     fill: int | None = None
     counts = []
+    if states[0].count_buffer.is_cuda and _capturing(states):
+        return None
     for state in states:
         if fill is None:
             state._metric.flush()
