@@ -4,7 +4,9 @@ AUROC is the probability that a random positive outscores a random negative, tie
 one half: `U / (P * N)` with `U = #{pos > neg} + #{pos == neg} / 2`. `exact_auroc_compute`
 gets `2U` with one integer radix sort and a few linear passes, without host syncs or
 data-dependent shapes: rows of any key whose label code is 0 (empty) count as neither class,
-so a preallocated, partly filled buffer needs no masking.
+so a preallocated, partly filled buffer needs no masking. Nor do multiclass codes above
+`num_classes` (an invalid label the metric keeps for its check at compute:
+`checked_label_codes`).
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def exact_auroc_compute(
 
     Args:
         bits: `(M,)` or `(M, num_classes)` score bits (see `score_bits`).
-        codes: `(M,)` label codes.
+        codes: `(M,)` label codes (multiclass codes above `num_classes` count as no sample).
         num_classes: None for binary, else the number of classes.
         average: "macro" (mean over the classes that have both positives and negatives) or
             "none" (per-class values); ignored for binary.
@@ -98,14 +100,23 @@ def exact_auroc_compute(
         # Few rows: several classes per sort (see _twice_mann_whitney_u_classes)
         step = max(1, _GROUP_ELEMENTS // rows)
         parts = [
-            _twice_mann_whitney_u_classes(bits, codes, first, min(step, num_classes - first))
+            _twice_mann_whitney_u_classes(
+                bits, codes, first, min(step, num_classes - first), num_classes
+            )
             for first in range(0, num_classes, step)
         ]
-        twice_u, positives, negatives = (torch.cat(part) for part in zip(*parts, strict=True))
+        if len(parts) == 1:
+            twice_u, positives, negatives = parts[0]
+        else:
+            twice_u, positives, negatives = (torch.cat(p) for p in zip(*parts, strict=True))
         return average_classes(_ratio(twice_u, positives, negatives), average)
     per_class = torch.stack(
         [
-            _ratio(*_twice_mann_whitney_u(_column_keys(bits, c), codes, c + 1, False, False))
+            _ratio(
+                *_twice_mann_whitney_u(
+                    _column_keys(bits, c), codes, c + 1, False, False, top=num_classes
+                )
+            )
             for c in range(num_classes)
         ]
     )
@@ -164,10 +175,11 @@ _INT32_SUM_ROWS = 46340
 
 
 def _twice_mann_whitney_u_classes(
-    bits: Tensor, codes: Tensor, first: int, classes: int
+    bits: Tensor, codes: Tensor, first: int, classes: int, top: int
 ) -> tuple[Tensor, Tensor, Tensor]:
     """`(2U, P, N)`, each `(classes,)`, for the int32 bit columns `first .. first + classes - 1`
-    of `bits` (class c: rows coded c + 1 against the other non-empty rows), with one 1-D sort.
+    of `bits` (class c: rows coded c + 1 against the other rows coded 1 to `top`), with one
+    1-D sort.
 
     Each column's keys, offset to unsigned and prefixed by the column index in the high 32
     bits, make int64 keys that sort column by column: the sorted keys, viewed
@@ -184,11 +196,13 @@ def _twice_mann_whitney_u_classes(
     # _PADDED_KEYS, sort _RADIX_KEYS keys, those larger than every column's after the columns
     padded_keys = _RADIX_KEYS if _PADDED_KEYS <= elements < _RADIX_KEYS and bits.is_cpu else 0
     composite = torch.empty(max(elements, padded_keys), dtype=torch.int64, device=device)
-    composite[elements:].fill_(classes << 32)
+    if padded_keys > elements:
+        composite[elements:].fill_(classes << 32)
     columns_composite = composite[:elements].view(classes, rows)
     columns_composite.copy_(keys)
     del keys
-    prefix = torch.arange(classes, dtype=torch.int64, device=device).mul_(1 << 32).add_(1 << 31)
+    # column c's prefix: c << 32, plus 1 << 31 to offset its int32 keys to unsigned
+    prefix = torch.arange(1 << 31, classes << 32, 1 << 32, dtype=torch.int64, device=device)
     columns_composite.add_(prefix[:, None])
     # the column prefixes keep each column's rows together, and the order of tied rows
     # changes no count: a stable sort only where it is the faster (see `_unstable`)
@@ -199,9 +213,9 @@ def _twice_mann_whitney_u_classes(
     offsets = torch.arange(0, classes * rows, rows, dtype=torch.int64, device=device)[:, None]
     sorted_codes = codes[order.view(classes, rows).sub_(offsets)]
     del order
-    wanted = torch.arange(first + 1, first + classes + 1, device=device).to(codes.dtype)
+    wanted = torch.arange(first + 1, first + classes + 1, dtype=codes.dtype, device=device)
     pos = sorted_codes == wanted[:, None]
-    neg = (sorted_codes != EMPTY_CODE).logical_xor_(pos)
+    neg = _samples(sorted_codes, top).logical_xor_(pos)
     del sorted_codes
     # Each row's tie group starts at the last row up to it that is not tied to its
     # predecessor (a running max over those rows' positions; others hold -1), per column.
@@ -214,7 +228,7 @@ def _twice_mann_whitney_u_classes(
     del starts
     # counts[c, i]: column c's `counted` rows before row i (an exclusive running count)
     counts = torch.empty((classes, rows + 1), dtype=torch.int32, device=device)
-    counts[:, 0] = 0
+    counts[:, :1].zero_()  # one fill, where an item assignment takes two ops
 
     def before_group(counted: Tensor, over: Tensor) -> Tensor:
         # per column: the `counted` rows before each row's tie group, summed over `over` rows
@@ -262,16 +276,28 @@ def average_classes(per_class: Tensor, average: str) -> Tensor:
 
 
 def _ratio(twice_u: Tensor, positives: Tensor, negatives: Tensor) -> Tensor:
-    # 0/0 (no positive or no negative) gives NaN: AUROC is undefined there.
-    return twice_u.double() / (2 * positives * negatives).double()
+    """`twice_u / (2 * positives * negatives)` in float64 (0/0, no positive or no negative,
+    gives NaN: AUROC is undefined there). The integer product converted to float64 as it is
+    written, halved after the division: both exact steps, so the same bits as converting
+    `2PN` and `2U` and dividing, in three ops instead of five."""
+    pairs = torch.empty(positives.shape, dtype=torch.float64, device=positives.device)
+    torch.mul(positives, negatives, out=pairs)
+    return torch.div(twice_u, pairs).mul_(0.5)
 
 
 def _twice_mann_whitney_u(
-    keys: Tensor, codes: Tensor, positive: int, in_place: bool, stable: bool = True
+    keys: Tensor,
+    codes: Tensor,
+    positive: int,
+    in_place: bool,
+    stable: bool = True,
+    *,
+    top: int | None = None,
 ) -> tuple[Tensor, Tensor, Tensor]:
     """`(2U, P, N)` over one column of keys: rows coded `positive` against the other non-empty
-    rows. `stable`: whether the sort keeps tied rows in their order (only an in-place sort of
-    a buffer with empty rows needs it; no count depends on it).
+    rows (with `top`: those coded 1 to `top`). `stable`: whether the sort keeps tied rows in
+    their order (only an in-place sort of a buffer with empty rows needs it; no count depends
+    on it).
 
     This runs over millions of rows, so it reuses buffers instead of allocating one per step
     (on CPU, first-touching fresh memory costs as much as the arithmetic). The peak beyond
@@ -293,7 +319,12 @@ def _twice_mann_whitney_u(
         sorted_keys, order = torch.sort(keys, stable=stable or not _unstable(rows))
         sorted_codes = codes.index_select(0, order)
     pos = sorted_codes == positive
-    neg = (sorted_codes != EMPTY_CODE).logical_xor_(pos)
+    # binary: code 1 (one op); else every sample that is not positive
+    neg = (
+        sorted_codes == 1
+        if positive == 2 and top is None
+        else _samples(sorted_codes, top).logical_xor_(pos)
+    )
     del sorted_codes
     tied = sorted_keys[1:] == sorted_keys[:-1]
     # Each row's tie group starts at the last row up to it that is not tied to its
@@ -311,7 +342,7 @@ def _twice_mann_whitney_u(
     # Per row, the positives (negatives) that sort strictly before its tie group, masked to
     # the negative (positive) rows, summed. `counts[i]` is a running count over rows < i.
     counts = torch.empty(rows + 1, dtype=starts.dtype, device=starts.device)
-    counts[0] = 0
+    counts[:1].zero_()  # one fill, where an item assignment takes two ops
     pos_before = _sum_before_group(pos, neg, group_start, counts, starts)
     neg_before = _sum_before_group(neg, pos, group_start, counts, starts)
     num_pos, num_neg = torch.count_nonzero(pos), torch.count_nonzero(neg)  # no int64 copy
@@ -320,6 +351,15 @@ def _twice_mann_whitney_u(
     # adds 1 + 1 (pos above) or 1 - 1 (pos below), a tied pair adds 1 + 0 - 0.
     twice_u = num_pos * num_neg + neg_before - pos_before
     return twice_u, num_pos, num_neg
+
+
+def _samples(codes: Tensor, top: int | None) -> Tensor:
+    """Where `codes` hold a sample: not the empty code (and, with `top`, at most `top`)."""
+    if top is None:
+        return codes != EMPTY_CODE
+    if codes.dtype == torch.uint8:
+        return torch.lt(codes - 1, top)  # code - 1 wraps the empty code to 255 > top
+    return torch.logical_and(codes != EMPTY_CODE, codes <= top)
 
 
 def _sum_before_group(

@@ -17,6 +17,7 @@ __all__ = [
     "EMPTY_CODE",
     "KEY_DTYPES",
     "bits_to_keys_",
+    "checked_label_codes",
     "code_dtype",
     "label_codes",
     "score_bits",
@@ -123,3 +124,41 @@ def label_codes(labels: Tensor, num_classes: int | None) -> Tensor:
     # Narrowed first, so that no temporary is 8 bytes a label: an invalid label may wrap in
     # the narrow dtype, but its code is then zeroed (EMPTY_CODE) by the mask.
     return labels.to(dtype).add_(1).mul_(valid)
+
+
+def checked_label_codes(
+    labels: Tensor, num_classes: int | None, out: Tensor | None = None
+) -> Tensor:
+    """Label codes that keep an invalid label apart from every valid one, so that it can be
+    counted in the stored rows at compute instead of in `update`: a valid label gets its
+    `label_codes` code; one below the valid range gets 0 (the empty code: a stored row with it
+    is an error, a row past the fill none) and one above it `top + 1`, where `top` is the
+    largest valid code (binary 2, multiclass `num_classes`). Two ops (one for bool labels),
+    written into `out` when given (a buffer's next rows: the write converts to its dtype).
+
+    Args:
+        labels: `(N,)` integer or bool labels (binary: 0/1; multiclass: class indices); float
+            binary labels need `label_codes` and a check of their own (0.5 has no code here).
+        num_classes: None for binary, else the number of classes.
+        out: `(N,)` codes of dtype `code_dtype(num_classes)` to write into.
+
+    Returns:
+        `(N,)` codes of dtype `code_dtype(num_classes)` (`out` itself when given).
+
+    Example:
+        >>> checked_label_codes(torch.tensor([0, 1, 2, -1]), None).tolist()
+        [1, 2, 3, 0]
+    """
+    if out is None:
+        out = torch.empty(labels.shape, dtype=code_dtype(num_classes), device=labels.device)
+    if labels.dtype == torch.bool:
+        return torch.add(labels, 1, out=out)  # the add converts: no bool label is invalid
+    high = 2 if num_classes is None else num_classes  # the first invalid label above
+    info = torch.iinfo(labels.dtype)
+    if high >= info.max:
+        # `label + 1` is taken in the labels' dtype: widen narrow labels so it cannot wrap
+        labels = labels.to(torch.int32 if high < 2**31 - 2 else torch.int64)
+        info = torch.iinfo(labels.dtype)
+    # an unsigned dtype holds no label below 0 (a -1 bound would wrap to its maximum)
+    clamped = labels.clamp(max=high) if info.min == 0 else labels.clamp(-1, high)
+    return torch.add(clamped, 1, out=out)  # -1 + 1 is the empty code; the add converts
