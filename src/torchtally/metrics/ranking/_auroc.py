@@ -8,13 +8,13 @@ from typing import final
 import torch
 from torch import Tensor
 
-from torchtally._errors import ErrorKinds, check_choice, check_int
-from torchtally.functional._checks import count_nonfinite, count_nonfinite_rows
+from torchtally._errors import ErrorKinds, check_choice, check_int, raise_for_counts, tracing
+from torchtally.functional._checks import count_nonfinite
 from torchtally.functional.ranking._auroc import (
+    _COPIED_ROWS,
     _RADIX_KEYS,
     AVERAGES,
     exact_auroc_compute,
-    exact_auroc_update,
 )
 from torchtally.functional.ranking._binned_auroc import (
     add_binned_counts,
@@ -23,12 +23,18 @@ from torchtally.functional.ranking._binned_auroc import (
 )
 from torchtally.functional.ranking._inputs import (
     check_score_range,
-    count_invalid_classes,
     count_invalid_labels,
     count_nonfinite_score_rows,
     flatten_scores,
 )
-from torchtally.functional.ranking._keys import EMPTY_CODE, KEY_DTYPES, code_dtype, label_codes
+from torchtally.functional.ranking._keys import (
+    EMPTY_CODE,
+    KEY_DTYPES,
+    checked_label_codes,
+    code_dtype,
+    label_codes,
+    score_bits,
+)
 from torchtally.metrics._base import CatState, Metric
 
 __all__ = ["DEFAULT_CAPACITY", "AUROCMetric"]
@@ -43,8 +49,6 @@ DEFAULT_CAPACITY = 1 << 16
 #: repeated values are 1.65x slower at 12,800; from 20,480 padding is 2x faster for the one
 #: and at most 1.12x slower for the other.
 _PADDED_FROM = 20_480
-#: The buffers an eager in-place append writes: the states and their fill counts.
-_APPEND_NAMES = ("score_bits", "codes", "score_bits_count", "codes_count")
 
 
 @final
@@ -63,7 +67,10 @@ class AUROCMetric(Metric):
     samples, takes 320 KiB binary, or `2**16 * (4 * num_classes + 1)` bytes multiclass
     (2.6 MiB for 10 classes); float64 doubles the keys. Give `capacity` the number of
     samples you expect (e.g. the evaluation set's size) when it is larger. Eager updates
-    write each batch straight into the next rows. `compute` sorts the stored samples once
+    write each batch straight into the next rows, on any device: one copy of the scores, the
+    label codes (two ops) and one add of the fill counts; the value checks run over the
+    stored rows at compute (a score stored as float32 counts as non-finite if a float64 score
+    overflowed it). `compute` sorts the stored samples once
     per class (several classes per sort when they are few) and counts ties as 1/2, so it
     equals scikit-learn; eagerly it reads only the rows filled (its cost grows with the
     samples seen), while in a compiled or traced step it sorts the whole buffer with no
@@ -177,75 +184,83 @@ class AUROCMetric(Metric):
         if self.num_bins is not None:
             self._update_binned(labels, predictions)
             return
-        if self._append_in_place(labels, predictions):
-            return
-        bits, codes = exact_auroc_update(labels, predictions, self.num_classes, self.dtype)
-        self.cat_state("score_bits").append(bits)
-        self.cat_state("codes").append(codes)
-        if self.check_values:
-            if self.num_classes is not None:
-                # exact multiclass: a label outside [0, num_classes) is an empty code, so
-                # counting those is two ops where comparing the labels again is five
-                invalid: Tensor | None = torch.count_nonzero(codes == EMPTY_CODE)
-            else:
-                invalid = count_invalid_labels(labels, self.num_classes)
-            # Multiclass: a NaN anywhere in a row shows in its maximum (one reading pass)
-            multiclass = self.num_classes is not None and predictions.dim() == 2
-            nonfinite = (
-                count_nonfinite_rows(predictions) if multiclass else count_nonfinite(predictions)
-            )
-            self.record_errors(invalid_labels=invalid, nonfinite_predictions=nonfinite)
-
-    def _append_in_place(self, labels: Tensor, predictions: Tensor) -> bool:
-        """Exact mode, eager, with current fill notes and room for the batch: write its rows
-        straight into the buffers' next rows (no intermediate bits or codes tensors, no
-        positions) and count its errors; False, having written nothing, otherwise.
-
-        The same rows and error counts as the general path for valid inputs. With
-        `check_values` on, an invalid label may be stored under another code than the general
-        path gives it (a label byte plus one): it is counted as an error, so `compute` raises
-        and no value is ever computed from such a row.
-        """
         labels, scores = flatten_scores(labels, predictions, self.num_classes)
+        binary = self.num_classes is None
+        # Invalid labels keep codes of their own, counted at compute with the non-finite
+        # scores over the stored rows (multiclass compute ignores them, checked or not).
+        # Float binary labels (0.5 has no code of its own) are counted here; unchecked
+        # binary labels > 0 are positive.
+        float_labels = binary and labels.is_floating_point()
+        checked = not binary or (self.check_values and not float_labels)
         states = (self.cat_state("score_bits"), self.cat_state("codes"))
-        fill = CatState.common_fill(states, labels, scores)
-        if fill is None:
-            return False
-        end = fill + labels.shape[0]
-        assert self.capacity is not None  # exact mode
-        if end > self.capacity:
-            return False
-        # The state tensors as stored: `common_fill` has just applied any held batches, so
-        # the reads need not check for them again (a StateBuffers read does, 0.5 µs each)
-        state: dict[str, Tensor] = self._buffers  # type: ignore[assignment]
-        bits, codes, bits_count, codes_count = (
-            dict.__getitem__(state, name) for name in _APPEND_NAMES
-        )
-        # The score copy converts to the storage float (if needed) as it writes the bits.
-        bits[fill:end].view(self.dtype).copy_(scores)
-        codes = codes[fill:end]
-        multiclass = self.num_classes is not None
-        invalid: Tensor | None = None
-        if not self.check_values:
-            codes.copy_(label_codes(labels, self.num_classes))
-        elif multiclass:
-            invalid = count_invalid_classes(labels, self.num_classes)  # type: ignore[arg-type]
-            # class + 1, converted to the code dtype by the copy itself
-            codes.copy_(labels).add_(1)
+        rows = labels.shape[0]
+        start = CatState.reserve(states, rows, labels, scores)
+        if start is not None:
+            # Eagerly, with a current fill note: straight into the next rows (the copy
+            # converts the scores to the storage float as it writes their bits).
+            end = start + rows
+            states[0].buffer[start:end].view(self.dtype).copy_(scores)
+            codes = states[1].buffer[start:end]
+            if checked:
+                checked_label_codes(labels, self.num_classes, codes)
+            else:
+                torch.add(labels > 0, 1, out=codes)  # the add converts the mask to a code
+            CatState.commit(states, start, rows)
         else:
-            invalid = count_invalid_labels(labels, None)
-            # a valid label's byte plus one is its code; converting labels to a byte costs a
-            # copy, where `labels > 0` on int64 labels is several times slower
-            codes.copy_(labels).add_(1)
-        # both fill counts in one dispatch
-        torch._foreach_add_([bits_count, codes_count], end - fill)
-        CatState.note_fill(states, end)
-        if self.check_values:
-            # Counted exactly as the general path counts them (rows of 2-D multiclass scores)
-            rows = multiclass and predictions.dim() == 2
-            nonfinite = count_nonfinite_score_rows(scores) if rows else count_nonfinite(predictions)
-            self.record_errors(invalid_labels=invalid, nonfinite_predictions=nonfinite)
-        return True
+            bits = score_bits(scores, self.dtype)
+            codes = (
+                checked_label_codes(labels, self.num_classes)
+                if checked
+                else label_codes(labels, None)
+            )
+            CatState.append_rows(states, (bits, codes))
+        if self.check_values and float_labels:
+            self.record_errors(invalid_labels=count_invalid_labels(labels, None))
+
+    def stored_error_counts(self) -> Tensor | None:
+        """The value errors of the stored rows, by kind (as the first two kinds of the error
+        counts: invalid labels and non-finite scores), which exact mode counts at compute
+        rather than in `update`. None in binned mode, without `check_values`, or while
+        tracing (compute checks nothing then). Reads the fill count unless it is noted (a
+        device sync off the CPU), and notes it."""
+        errors = self._errors
+        if self.num_bins is not None or not self.check_values or tracing(errors):
+            return None
+        fill = self._stored_fill()
+        scores = self.cat_state("score_bits").buffer[:fill].view(self.dtype)
+        codes = self.cat_state("codes").buffer[:fill]
+        top = 2 if self.num_classes is None else self.num_classes
+        if codes.dtype == torch.uint8:
+            # code - 1 wraps the empty code 0 to 255: one compare finds it and codes above top
+            invalid = torch.count_nonzero(torch.ge(codes - 1, top))
+        else:
+            invalid = torch.count_nonzero(torch.logical_or(codes == EMPTY_CODE, codes > top))
+        if self.num_classes is None:
+            nonfinite = count_nonfinite(scores)
+        else:
+            # Rows whose maximum is not finite, as the checks of `update` counted them
+            nonfinite = count_nonfinite_score_rows(scores)
+        assert nonfinite is not None  # float scores
+        return torch.stack([invalid, nonfinite])
+
+    def _stored_fill(self) -> int:
+        """The rows stored, noted (read once and noted if the note is stale)."""
+        states = (self.cat_state("score_bits"), self.cat_state("codes"))
+        fill = CatState.common_fill(states)
+        if fill is None:
+            fill = int(states[0].count)
+            CatState.note_fill(states, fill)  # where a note can be trusted
+        return min(fill, states[0].capacity)
+
+    def check_errors(self) -> None:
+        """As `Metric.check_errors`, with the stored rows' value errors (exact mode) counted
+        first, and raised in the same words together with the kinds counted in `update`."""
+        stored = self.stored_error_counts()
+        if stored is not None:
+            # kind 3, scores outside score_range, is binned mode's alone
+            kinds = tuple(self.error_kinds.values())[:2]
+            raise_for_counts(self.name, kinds, self._errors[:2] + stored)
+        super().check_errors()
 
     def _update_binned(self, labels: Tensor, predictions: Tensor) -> None:
         # The histogram buffer itself (`self.histogram` costs a failed attribute lookup and
@@ -270,26 +285,35 @@ class AUROCMetric(Metric):
     def compute(self) -> Tensor:
         if self.num_bins is not None:
             return binned_auroc_compute(self.histogram, self.average)
-        # Renew stale fill notes (after a compiled step, a merge or a load): compute then
-        # reads only the filled rows, and later eager updates append in place again.
+        # Eagerly the filled rows alone (a stale fill note is renewed by one read of the
+        # count), so that compute costs in proportion to the samples seen; traced, the whole
+        # buffer, its empty rows counting as no sample.
         bits_state, codes_state = self.cat_state("score_bits"), self.cat_state("codes")
-        fill = bits_state.known_fill(read=True)
-        codes_state.known_fill(read=True)
-        bits, codes = bits_state.rows(), codes_state.rows()
+        fill = bits_state.stored_fill()
+        codes_state.stored_fill()
+        if fill is None:
+            bits, codes = bits_state.rows(), codes_state.rows()
+        else:
+            bits, codes = bits_state.buffer[:fill], codes_state.buffer[:fill]
         # Binary: sort the buffer itself (a stable sort keeps the filled rows first), which
         # saves a sorted copy of it; the stored samples are unchanged, only reordered. With a
-        # current fill the rows are the filled ones alone, and need no stable sort.
-        in_place = self.num_classes is None
-        filled = fill is not None and bits.shape[0] == fill
+        # known fill the rows are the filled ones alone, and need no stable sort; off the CPU
+        # a copy of few rows is sorted instead (fewer ops: nothing to write back).
+        in_place = self.num_classes is None and (fill is None or bits.is_cpu or fill > _COPIED_ROWS)
+        filled = fill is not None
         assert self.capacity is not None  # exact mode
-        if in_place and filled and _PADDED_FROM <= bits.shape[0] < _RADIX_KEYS <= self.capacity:
+        if (
+            in_place
+            and fill is not None
+            and bits.is_cpu
+            and _PADDED_FROM <= fill < _RADIX_KEYS <= self.capacity
+        ):
             # CPU sorts by comparison below _RADIX_KEYS keys (35-50 ns a key from 6,400) and
             # by radix from there (~8): sort that many rows, the samples and empty rows made
             # after them (the largest key, code 0; a stable sort keeps them last, and they
             # count as no class). 20,480-32,000 random scores: 2-3x faster.
-            state: dict[str, Tensor] = self._buffers  # type: ignore[assignment]
-            bits = dict.__getitem__(state, "score_bits")[:_RADIX_KEYS]
-            codes = dict.__getitem__(state, "codes")[:_RADIX_KEYS]
+            bits = bits_state.buffer[:_RADIX_KEYS]
+            codes = codes_state.buffer[:_RADIX_KEYS]
             bits[fill:].fill_(torch.iinfo(bits.dtype).max)
             codes[fill:].zero_()
             filled = False
