@@ -38,6 +38,7 @@ __all__ = [
     "binned_pr_curve",
     "binned_roc",
     "curve_inputs",
+    "curve_shapes",
     "curve_thresholds",
     "exact_average_precision",
     "exact_pr_curve",
@@ -65,10 +66,12 @@ def curve_thresholds(thresholds: int | Sequence[float] | Tensor) -> Tensor:
     return grid
 
 
-def curve_inputs(
+def curve_shapes(
     preds: Tensor, target: Tensor, task: str, num_classes: int | None = None
 ) -> tuple[Tensor, Tensor]:
-    """`(N, C)` float64 scores and 0/1 float64 labels for any task."""
+    """The inputs checked and laid out, in their own dtypes: `(N, C)` scores (C = 1 for
+    binary) and the target as `(N, 1)` (binary), `(N, C)` (multilabel) or `(N,)` class indices
+    (multiclass); views where possible."""
     check_choice("task", task, TASKS)
     check_tensor("preds", preds)
     check_tensor("target", target)
@@ -82,7 +85,7 @@ def curve_inputs(
                 "Arguments `preds` and `target` must have the same shape (binary). Received: "
                 f"preds.shape={tuple(preds.shape)}, target.shape={tuple(target.shape)}"
             )
-        return preds.reshape(-1, 1).to(torch.float64), target.reshape(-1, 1).to(torch.float64)
+        return preds.reshape(-1, 1), target.reshape(-1, 1)
     check_int("num_classes", num_classes, 2)
     assert num_classes is not None
     target_shape = preds.shape[:1] if task == "multiclass" else preds.shape
@@ -93,13 +96,22 @@ def curve_inputs(
             f"for task={task!r}. Received: preds.shape={tuple(preds.shape)}, "
             f"target.shape={tuple(target.shape)}"
         )
-    scores = preds.to(torch.float64)
-    if task == "multilabel":
-        return scores, target.to(torch.float64)
-    if target.is_floating_point():
+    if task == "multiclass" and target.is_floating_point():
         raise TypeError(
             f"Argument `target` must hold integer class indices. Received: target.dtype={target.dtype}"
         )
+    return preds, target
+
+
+def curve_inputs(
+    preds: Tensor, target: Tensor, task: str, num_classes: int | None = None
+) -> tuple[Tensor, Tensor]:
+    """`(N, C)` float64 scores and 0/1 float64 labels for any task."""
+    scores, target = curve_shapes(preds, target, task, num_classes)
+    scores = scores.to(torch.float64)
+    if task != "multiclass":
+        return scores, target.to(torch.float64)
+    assert num_classes is not None
     classes = torch.arange(num_classes, device=target.device)
     return scores, (target[:, None] == classes).to(torch.float64)
 

@@ -13,7 +13,7 @@ from typing import Any, final
 import torch
 from torch import Tensor
 
-from torchtally._errors import ErrorKinds, check_choice, check_int
+from torchtally._errors import ErrorKinds, check_choice, check_int, raise_for_counts, tracing
 from torchtally.functional._checks import count_negative, count_nonfinite
 from torchtally.functional.curves._curves import (
     AVERAGES,
@@ -23,12 +23,13 @@ from torchtally.functional.curves._curves import (
     binned_pr_curve,
     binned_roc,
     curve_inputs,
+    curve_shapes,
     curve_thresholds,
     exact_average_precision,
     exact_pr_curve,
     exact_roc,
 )
-from torchtally.metrics._base import Metric
+from torchtally.metrics._base import CatState, Metric
 
 __all__ = ["AveragePrecisionMetric", "PrecisionRecallCurveMetric", "ROCMetric"]
 
@@ -95,10 +96,15 @@ class _CurveMetric(Metric):
             f64 = torch.float64
             cap = self.capacity
             self.register_state("scores", torch.zeros(cap, classes, dtype=f64), reduction="cat")
+            # float16 labels: an integer target converts to them keeping whether it is 0 or 1
+            # (every integer from 2 or below 0 stays invalid), so that one copy stores it and
+            # its check runs over the stored rows at compute
             self.register_state(
-                "labels", torch.zeros(cap, classes, dtype=torch.int8), reduction="cat"
+                "labels", torch.zeros(cap, classes, dtype=torch.float16), reduction="cat"
             )
             self.register_state("weights", torch.zeros(cap, dtype=f64), reduction="cat")
+        #: Class indices for the multiclass one-hot labels, by device (eager updates reuse them).
+        self._class_index: dict[torch.device, Tensor] = {}
 
     def shared_statistic(self) -> Hashable:
         """AP, PR curve and ROC of the same inputs and mode share one update."""
@@ -114,25 +120,13 @@ class _CurveMetric(Metric):
                 Multilabel: `(N, num_classes)` 0/1.
             weights: Optional scalar or `(N,)` sample weights; 0 masks a sample.
         """
+        if not self.binned:
+            self._append(preds, target, weights)
+            return
         scores, labels = curve_inputs(preds, target, self.task, self.num_classes)
         rows = scores.shape[0]
-        if weights is None:
-            w = torch.ones(rows, dtype=torch.float64, device=scores.device)
-        elif weights.dim() == 0:
-            w = weights.to(torch.float64).expand(rows)
-        elif weights.numel() == rows:
-            w = weights.reshape(-1).to(torch.float64)
-        else:
-            raise ValueError(
-                f"Argument `weights` must be a scalar or hold one weight per sample ({rows}). "
-                f"Received: weights.shape={tuple(weights.shape)}"
-            )
-        if self.binned:
-            self.histogram.add_(binned_curve_update(scores, labels, self.thresholds, w))
-        else:
-            self.cat_state("scores").append(scores)
-            self.cat_state("labels").append(labels)
-            self.cat_state("weights").append(w)
+        w = self._weights(weights, rows, scores.device)
+        self.histogram.add_(binned_curve_update(scores, labels, self.thresholds, w))
         if self.check_values:
             if self.task == "multiclass":
                 invalid = torch.count_nonzero(
@@ -140,19 +134,127 @@ class _CurveMetric(Metric):
                 )
             else:
                 invalid = torch.count_nonzero(torch.logical_and(target != 0, target != 1))
-            outside = None
-            if self.binned:
-                outside = torch.count_nonzero(torch.logical_or(preds < 0, preds > 1))
             self.record_errors(
                 nonfinite_predictions=count_nonfinite(preds),
                 invalid_targets=invalid,
-                predictions_outside=outside,
+                predictions_outside=torch.count_nonzero(torch.logical_or(preds < 0, preds > 1)),
                 negative_weights=count_negative(weights),
             )
 
+    @staticmethod
+    def _weights(weights: Tensor | None, rows: int, device: torch.device) -> Tensor:
+        if weights is None:
+            return torch.ones(rows, dtype=torch.float64, device=device)
+        if weights.dim() == 0:
+            return weights.to(torch.float64).expand(rows)
+        if weights.numel() == rows:
+            return weights.reshape(-1).to(torch.float64)
+        raise ValueError(
+            f"Argument `weights` must be a scalar or hold one weight per sample ({rows}). "
+            f"Received: weights.shape={tuple(weights.shape)}"
+        )
+
+    def _append(self, preds: Tensor, target: Tensor, weights: Tensor | None) -> None:
+        """Exact mode: the scores, labels and weights into the next rows, each written once
+        (the writes convert the dtypes); their checks run over the stored rows at compute."""
+        scores, target = curve_shapes(preds, target, self.task, self.num_classes)
+        rows = scores.shape[0]
+        if weights is not None and weights.dim() != 0:
+            if weights.numel() != rows:
+                raise ValueError(
+                    f"Argument `weights` must be a scalar or hold one weight per sample "
+                    f"({rows}). Received: weights.shape={tuple(weights.shape)}"
+                )
+            weights = weights.reshape(-1)
+        states = (self.cat_state("scores"), self.cat_state("labels"), self.cat_state("weights"))
+        start = CatState.reserve(states, rows, scores, target)
+        if start is None:
+            labels = self._labels(target, None)
+            w = self._weights(weights, rows, scores.device)
+            CatState.append_rows(states, (scores, labels, w))
+        else:
+            end = start + rows
+            states[0].buffer[start:end].copy_(scores)
+            self._labels(target, states[1].buffer[start:end])
+            stored_weights = states[2].buffer[start:end]
+            if weights is None:
+                stored_weights.fill_(1.0)
+            elif weights.dim() == 0:
+                stored_weights.fill_(weights)  # a tensor fill: no host read
+            else:
+                stored_weights.copy_(weights)
+            CatState.commit(states, start, rows)
+        if self.check_values and self.task != "multiclass" and target.is_floating_point():
+            # A float target converts to the stored float16 inexactly (1 + 1e-4 is 1.0 there):
+            # checked here; the stored labels are then its 0/1 test, so nothing is counted twice.
+            self.record_errors(
+                invalid_targets=torch.count_nonzero(torch.logical_and(target != 0, target != 1))
+            )
+
+    def _labels(self, target: Tensor, out: Tensor | None) -> Tensor:
+        """The stored labels of `target` (laid out by `curve_shapes`), written into `out`."""
+        if out is None:
+            shape = (target.shape[0], self.num_classes or 1)
+            out = torch.empty(shape, dtype=torch.float16, device=target.device)
+        if self.task == "multiclass":
+            # one-hot: a target outside the classes has no 1 in its row, counted at compute
+            return torch.eq(target[:, None], self._classes(target.device), out=out)
+        if self.check_values and target.is_floating_point():
+            return torch.eq(target, 1, out=out)
+        return out.copy_(target)
+
+    def _classes(self, device: torch.device) -> Tensor:
+        assert self.num_classes is not None
+        if torch.compiler.is_compiling():
+            return torch.arange(self.num_classes, device=device)
+        classes = self._class_index.get(device)
+        if classes is None:
+            classes = self._class_index[device] = torch.arange(self.num_classes, device=device)
+        return classes
+
+    def stored_error_counts(self) -> Tensor | None:
+        """The value errors of the stored rows, by kind (as the error counts): non-finite
+        scores, invalid targets (not 0/1; multiclass: a class outside the range), none of
+        binned mode's scores outside [0, 1], and negative or NaN weights (one per stored
+        sample, so a negative scalar weight counts each sample of its batch). None in binned
+        mode, without `check_values`, or while tracing. Reads the fill count unless it is
+        noted (a device sync off the CPU), and notes it."""
+        errors = self._errors
+        if self.binned or not self.check_values or tracing(errors):
+            return None
+        states = (self.cat_state("scores"), self.cat_state("labels"), self.cat_state("weights"))
+        fill = CatState.common_fill(states)
+        if fill is None:
+            fill = int(states[0].count)
+            CatState.note_fill(states, fill)  # where a note can be trusted
+        fill = min(fill, states[0].capacity)
+        scores, labels, weights = (state.buffer[:fill] for state in states)
+        nonfinite = count_nonfinite(scores)
+        negative = count_negative(weights)
+        assert nonfinite is not None and negative is not None  # float states
+        if self.task == "multiclass":
+            # a row without its 1; no rows, no error (the count of no scores is a zero)
+            invalid = torch.count_nonzero(labels.amax(1) == 0) if fill else nonfinite
+        else:
+            invalid = torch.count_nonzero(labels * (labels - 1))  # zero just for 0 and 1
+        return torch.stack([nonfinite, invalid, negative.new_zeros(()), negative])
+
+    def check_errors(self) -> None:
+        """As `Metric.check_errors`, with the stored rows' value errors (exact mode) counted
+        first, and raised in the same words together with the kinds counted in `update`."""
+        stored = self.stored_error_counts()
+        if stored is not None:
+            raise_for_counts(self.name, tuple(self.error_kinds.values()), self._errors + stored)
+        super().check_errors()
+
     def _exact_inputs(self) -> tuple[Tensor, Tensor, Tensor]:
-        scores, count = self.cat_state("scores").values()
-        labels, weights = self.cat_state("labels").rows(), self.cat_state("weights").rows()
+        states = (self.cat_state("scores"), self.cat_state("labels"), self.cat_state("weights"))
+        fill = states[0].stored_fill()
+        if fill is not None:  # eagerly: the filled rows alone
+            scores, labels, weights = (state.buffer[:fill] for state in states)
+            return scores, labels.to(torch.float64), weights
+        scores, count = states[0].values()
+        labels, weights = states[1].rows(), states[2].rows()
         unused = torch.arange(scores.shape[0], device=scores.device) >= count
         # Unused rows weigh 0: they change no count; their score sorts them last.
         scores = torch.where(unused[:, None], float("-inf"), scores)
@@ -167,11 +269,16 @@ class _CurveMetric(Metric):
             curves = [(a[c], b[c], t) for c in range(a.shape[0])]
         else:
             # Curves have data-dependent lengths: host work, on the filled rows only.
-            scores, count = self.cat_state("scores").values()
-            filled = int(count)
-            scores = scores[:filled]
-            labels = self.cat_state("labels").rows()[:filled].to(torch.float64)
-            weights = self.cat_state("weights").rows()[:filled]
+            states = (
+                self.cat_state("scores"),
+                self.cat_state("labels"),
+                self.cat_state("weights"),
+            )
+            fill = states[0].stored_fill()
+            if fill is None:
+                fill = int(states[0].values()[1])
+            scores, labels, weights = (state.buffer[:fill] for state in states)
+            labels = labels.to(torch.float64)
             if self.average == "micro":
                 classes = scores.shape[1]
                 scores, labels = scores.reshape(-1, 1), labels.reshape(-1, 1)
@@ -200,7 +307,9 @@ _ARGS = """
         average: {averages}
         name: Metric name.
         check_values: Count non-finite scores, invalid targets, scores outside [0, 1] in
-            binned mode, and negative weights; raise them at compute.
+            binned mode, and negative weights; raise them at compute. Exact mode counts
+            them over the stored samples at compute (a negative scalar weight once per
+            sample of its batch), so that an update is one write per state.
 """
 
 
