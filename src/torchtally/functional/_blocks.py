@@ -14,7 +14,7 @@ from torch import Tensor
 
 from torchtally._errors import tracing
 
-__all__ = ["BLOCK_ELEMENTS", "add_pieces", "blocked", "eager_at_least"]
+__all__ = ["BLOCK_ELEMENTS", "add_pieces", "blocked", "eager_at_least", "may_cache"]
 
 #: Elements per block (a 1 MiB float32 temporary).
 BLOCK_ELEMENTS = 1 << 18
@@ -58,3 +58,15 @@ def add_pieces(totals: tuple[Tensor, ...] | None, pieces: tuple[Tensor, ...]) ->
     for total, piece in zip(totals, pieces, strict=True):
         total.add_(piece)
     return totals
+
+
+def may_cache(*tensors: Tensor) -> bool:
+    """Whether a tensor made now may be kept for later eager calls: not while compiling or
+    tracing, nor under any dispatch mode (a fake tensor, an op counter's meta tensor made in
+    its count), whose tensors would be wrong or counted later."""
+    return not (
+        torch.compiler.is_compiling()
+        or torch.jit.is_tracing()
+        or torch._C._len_torch_dispatch_stack()
+        or tracing(*tensors)
+    )

@@ -103,7 +103,7 @@ def test_metric_counts_and_errors_match_numpy(small_blocks: None) -> None:
     metric.update(labels[400:], scores[400:])  # blocks of 128
     s, y = scores.numpy(), labels.numpy()
     expected = _numpy_binary(y, s, num_bins, 0.0, 1.0)
-    np.testing.assert_array_equal(metric.histogram.numpy(), expected)
+    np.testing.assert_array_equal(metric.binned_histogram().numpy(), expected)
     finite = np.isfinite(s)
     invalid = int(((y != 0) & (y != 1)).sum())
     nonfinite = int((~finite).sum())
@@ -152,4 +152,4 @@ def test_scores_that_require_grad(small_blocks: None) -> None:
     metric = AUROCMetric(num_bins=9)
     metric.update(labels, scores)  # blocks, float-mask range counts
     expected = _numpy_binary(labels.numpy(), scores.detach().numpy(), 9, 0.0, 1.0)
-    np.testing.assert_array_equal(metric.histogram.numpy(), expected)
+    np.testing.assert_array_equal(metric.binned_histogram().numpy(), expected)

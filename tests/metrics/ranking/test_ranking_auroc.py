@@ -307,7 +307,7 @@ def test_equal_scores_share_a_bin_whatever_their_label() -> None:
     binary = AUROCMetric(num_bins=30, score_range=(-1.0, 1.0))
     binary.update(torch.tensor(labels), torch.tensor(scores))
     # both -0.8s in bin 2, the negative's and the positive's
-    assert binary.histogram[0, :, 2].tolist() == [1.0, 1.0]
+    assert binary.binned_histogram()[0, :, 2].tolist() == [1.0, 1.0]
     assert abs(float(binary.compute()) - roc_auc_score(labels, scores)) <= float(
         binary.error_bound()
     )

@@ -14,6 +14,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import ErrorKinds, check_choice, check_int, raise_for_counts, tracing
+from torchtally.functional._blocks import may_cache
 from torchtally.functional._checks import count_negative, count_nonfinite
 from torchtally.functional.curves._curves import (
     AVERAGES,
@@ -198,19 +199,24 @@ class _CurveMetric(Metric):
             out = torch.empty(shape, dtype=torch.float16, device=target.device)
         if self.task == "multiclass":
             # one-hot: a target outside the classes has no 1 in its row, counted at compute
-            return torch.eq(target[:, None], self._classes(target.device), out=out)
+            return torch.eq(target[:, None], self._classes(target), out=out)
         if self.check_values and target.is_floating_point():
             return torch.eq(target, 1, out=out)
         return out.copy_(target)
 
-    def _classes(self, device: torch.device) -> Tensor:
+    def _classes(self, target: Tensor) -> Tensor:
         assert self.num_classes is not None
-        if torch.compiler.is_compiling():
-            return torch.arange(self.num_classes, device=device)
-        classes = self._class_index.get(device)
-        if classes is None:
-            classes = self._class_index[device] = torch.arange(self.num_classes, device=device)
-        return classes
+        device = target.device
+        cached = (
+            None
+            if torch.compiler.is_compiling() or tracing(target)
+            else self._class_index.get(device)
+        )
+        if cached is None:
+            cached = torch.arange(self.num_classes, device=device)
+            if may_cache(target):
+                self._class_index[device] = cached
+        return cached
 
     def stored_error_counts(self) -> Tensor | None:
         """The value errors of the stored rows, by kind (as the error counts): non-finite

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import final
+from typing import Any, final
 
 import torch
 from torch import Tensor
 
 from torchtally._errors import ErrorKinds, check_choice, check_int, raise_for_counts, tracing
+from torchtally.functional._blocks import may_cache
 from torchtally.functional._checks import count_nonfinite
 from torchtally.functional.ranking._auroc import (
     _COPIED_ROWS,
@@ -17,9 +18,18 @@ from torchtally.functional.ranking._auroc import (
     exact_auroc_compute,
 )
 from torchtally.functional.ranking._binned_auroc import (
+    SLOT_BELOW,
     add_binned_counts,
+    add_binned_slots,
     binned_auroc_compute,
     binned_auroc_error_bound,
+    binned_slot_auroc,
+    binned_slot_errors,
+    fold_binned_slots,
+    prepare_slot_tables,
+    slot_constants,
+    slot_edges,
+    slot_width,
 )
 from torchtally.functional.ranking._inputs import (
     check_score_range,
@@ -85,7 +95,10 @@ class AUROCMetric(Metric):
     default): constant memory, one `index_add_` per update, exactly additive over batches
     and ranks. Scores outside the range are counted as errors (not silently clamped). Pairs
     in the same bin count as ties, so the value is within `error_bound()` of the exact AUROC:
-    `1/2 * sum_b pos_b * neg_b / (P * N)` per class.
+    `1/2 * sum_b pos_b * neg_b / (P * N)` per class. Binary, the state also has bins for bad
+    values: off the CPU an update is one `bucketize` of the scores, one of the labels, an add
+    and the `index_add_`, its checks read off those bins at compute (`binned_histogram()` is
+    the histogram the value is computed from).
 
     Args:
         num_classes: None for binary, else the number of classes (>= 2).
@@ -155,7 +168,15 @@ class AUROCMetric(Metric):
         classes = 1 if num_classes is None else num_classes
         if num_bins is not None:
             self.capacity = None
-            histogram = torch.zeros(classes, 2, num_bins, dtype=torch.float64)
+            if num_classes is None:
+                # Four label kinds (below 0, 0, 1, above 1) by the bins and the slots of bad
+                # scores (`slot_width`): checks folded into the bin index.
+                histogram = torch.zeros(1, 4, slot_width(num_bins), dtype=torch.float64)
+                constants, self._slot_dtypes = slot_constants(num_bins, *low_high)
+                # The slots' `bucketize` edges, a constant: the "max" of equal copies is it.
+                self.register_internal_state("_slot_constants", constants, reduction="max")
+            else:
+                histogram = torch.zeros(classes, 2, num_bins, dtype=torch.float64)
             self.register_state("histogram", histogram)
             return
         self.capacity = DEFAULT_CAPACITY if capacity is None else capacity
@@ -218,14 +239,19 @@ class AUROCMetric(Metric):
             self.record_errors(invalid_labels=count_invalid_labels(labels, None))
 
     def stored_error_counts(self) -> Tensor | None:
-        """The value errors of the stored rows, by kind (as the first two kinds of the error
-        counts: invalid labels and non-finite scores), which exact mode counts at compute
-        rather than in `update`. None in binned mode, without `check_values`, or while
-        tracing (compute checks nothing then). Reads the fill count unless it is noted (a
+        """The value errors the state holds rather than the error counts of `update`, by
+        kind, for the first kinds: exact mode, over the stored rows, invalid labels and
+        non-finite scores; binary binned mode, in its bad-value bins, those and scores outside
+        `score_range`. None without `check_values`, multiclass binned, or while tracing
+        (compute checks nothing then). Exact mode reads the fill count unless it is noted (a
         device sync off the CPU), and notes it."""
         errors = self._errors
-        if self.num_bins is not None or not self.check_values or tracing(errors):
+        if not self.check_values or tracing(errors):
             return None
+        if self.num_bins is not None:
+            if self.num_classes is not None:
+                return None
+            return binned_slot_errors(self.histogram, self.num_bins)
         fill = self._stored_fill()
         scores = self.cat_state("score_bits").buffer[:fill].view(self.dtype)
         codes = self.cat_state("codes").buffer[:fill]
@@ -253,14 +279,22 @@ class AUROCMetric(Metric):
         return min(fill, states[0].capacity)
 
     def check_errors(self) -> None:
-        """As `Metric.check_errors`, with the stored rows' value errors (exact mode) counted
-        first, and raised in the same words together with the kinds counted in `update`."""
+        """As `Metric.check_errors`, with the errors the state holds (`stored_error_counts`)
+        added to those of `update`, all read in one host read, then the capacity checked.
+        (It does not ask `Metric.check_errors`, which would read the counts again: an AUROC
+        metric shares its statistic only with AUROC metrics, so no collection hands it an
+        error of another metric's kinds to raise first.)"""
         stored = self.stored_error_counts()
-        if stored is not None:
-            # kind 3, scores outside score_range, is binned mode's alone
-            kinds = tuple(self.error_kinds.values())[:2]
-            raise_for_counts(self.name, kinds, self._errors[:2] + stored)
-        super().check_errors()
+        if stored is None:
+            super().check_errors()
+            return
+        # The kinds past the stored ones are binned mode's alone (scores outside the range)
+        count = stored.shape[0]
+        kinds = tuple(self.error_kinds.values())[:count]
+        raise_for_counts(self.name, kinds, self._errors[:count] + stored)
+        if self.num_bins is None:
+            self.cat_state("score_bits").check_capacity()
+            self.cat_state("codes").check_capacity()
 
     def _update_binned(self, labels: Tensor, predictions: Tensor) -> None:
         # The histogram buffer itself (`self.histogram` costs a failed attribute lookup and
@@ -269,6 +303,26 @@ class AUROCMetric(Metric):
         assert num_bins is not None
         low, high = self.score_range
         histogram: Tensor = self._buffers["histogram"]  # type: ignore[assignment]
+        width = None
+        if num_classes is None:
+            flat = histogram.view(-1)
+            dtype = torch.float64 if predictions.dtype == torch.float64 else torch.float32
+            if dtype in self._slot_dtypes and not arithmetic_bins(histogram):
+                # One bucketize of the scores, one of the labels, an add and the index_add_;
+                # the checks are read off the bad-value slots at compute.
+                constants: Tensor = self._buffers["_slot_constants"]  # type: ignore[assignment]
+                edges, kinds = slot_edges(constants, num_bins, dtype)
+                labels, scores = flatten_scores(labels, predictions, None)
+                invalid = add_binned_slots(labels, scores, edges, kinds, flat, num_bins)
+                if invalid is not None and self.check_values:
+                    self.record_errors(invalid_labels=invalid)
+                if may_cache(histogram):
+                    prepare_slot_tables(num_bins, histogram)  # compute's, made once here
+                return
+            # The CPU (and any range the edges cannot reproduce): the bins by arithmetic,
+            # into the negatives' and positives' bins of the slot layout, checks counted here.
+            width = slot_width(num_bins)
+            histogram = flat[width + SLOT_BELOW + 1 :]
         errors = add_binned_counts(
             labels,
             predictions,
@@ -278,12 +332,29 @@ class AUROCMetric(Metric):
             num_classes,
             histogram,
             count_errors=self.check_values,
+            width=width,
         )
         if errors is not None:
             self.record_errors(**errors)
 
+    def binned_histogram(self) -> Tensor:
+        """Binned mode: the `(K, 2, num_bins)` histogram the value is computed from (binary:
+        the bad-value slots folded into the end bins, invalid labels into the classes a
+        label > 0 means, as the checks off the CPU leave them)."""
+        if self.num_bins is None:
+            raise ValueError(
+                "`binned_histogram()` needs binned mode (num_bins=...). "
+                f"Received: capacity={self.capacity}"
+            )
+        histogram: Tensor = self.histogram
+        if self.num_classes is not None:
+            return histogram
+        return fold_binned_slots(histogram, self.num_bins)
+
     def compute(self) -> Tensor:
         if self.num_bins is not None:
+            if self.num_classes is None:
+                return binned_slot_auroc(self.histogram, self.num_bins)
             return binned_auroc_compute(self.histogram, self.average)
         # Eagerly the filled rows alone (a stale fill note is renewed by one read of the
         # count), so that compute costs in proportion to the samples seen; traced, the whole
@@ -331,11 +402,28 @@ class AUROCMetric(Metric):
         with self.synced():
             self.check_errors()
             if self.num_bins is not None:
-                return binned_auroc_error_bound(self.histogram, self.average)
+                return binned_auroc_error_bound(self.binned_histogram(), self.average)
         shape: tuple[int, ...] = ()
         if self.num_classes is not None and self.average == "none":
             shape = (self.num_classes,)
         return torch.zeros(shape, dtype=torch.float64, device=self._errors.device)
+
+    def _load_from_state_dict(
+        self, state_dict: Any, prefix: str, *args: Any, **kwargs: Any
+    ) -> None:
+        saved = state_dict.get(prefix + "histogram")
+        if (
+            self.num_bins is not None
+            and self.num_classes is None
+            and isinstance(saved, Tensor)
+            and tuple(saved.shape) == (1, 2, self.num_bins)
+        ):
+            # A checkpoint of the binary layout before the bad-value slots: its negatives'
+            # and positives' bins go to label kinds 0 and 1 of the slot layout.
+            slotted = torch.zeros(1, 4, slot_width(self.num_bins), dtype=saved.dtype)
+            slotted[0, 1:3, SLOT_BELOW + 1 : SLOT_BELOW + 1 + self.num_bins] = saved[0]
+            state_dict[prefix + "histogram"] = slotted
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def extra_repr(self) -> str:
         mode = f"num_bins={self.num_bins}" if self.num_bins else f"capacity={self.capacity}"
@@ -345,3 +433,11 @@ class AUROCMetric(Metric):
         # Histogram counts, or rows appended (in call order): AUROC reads neither the order
         # nor a batch as a whole
         return len(args) == 2
+
+
+def arithmetic_bins(histogram: Tensor) -> bool:
+    """Whether binary binned updates into `histogram` find the bins by arithmetic (the CPU,
+    where `bucketize`'s binary search costs several times the arithmetic) rather than by the
+    checked slots' `bucketize` (elsewhere: fewer kernels, the checks folded in). Both give
+    the same histogram and value; tests switch it to run either on the CPU."""
+    return histogram.is_cpu
