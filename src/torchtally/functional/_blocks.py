@@ -61,12 +61,14 @@ def add_pieces(totals: tuple[Tensor, ...] | None, pieces: tuple[Tensor, ...]) ->
 
 
 def may_cache(*tensors: Tensor) -> bool:
-    """Whether a tensor made now may be kept for later eager calls: not while compiling or
-    tracing, nor under any dispatch mode (a fake tensor, an op counter's meta tensor made in
-    its count), whose tensors would be wrong or counted later."""
+    """Whether a tensor made now (on the device of `tensors`) may be kept for later eager
+    calls: not while compiling or tracing, nor under any dispatch mode (a fake tensor, an op
+    counter's meta tensor made in its count), nor while a CUDA graph is captured (its memory
+    is the graph's, rewritten by each replay)."""
     return not (
         torch.compiler.is_compiling()
         or torch.jit.is_tracing()
         or torch._C._len_torch_dispatch_stack()
         or tracing(*tensors)
+        or (any(t.is_cuda for t in tensors) and torch.cuda.is_current_stream_capturing())
     )

@@ -236,7 +236,7 @@ def _ones(count: int, like: Tensor) -> Tensor:
         one = _ONE.get(like.device)
         if one is None:
             one = like.new_ones(())
-            if may_cache():
+            if may_cache(like):
                 _ONE[like.device] = one
         return one.expand(count)
     ones = _ONES.get("cpu")
@@ -459,13 +459,14 @@ def slot_constants(num_bins: int, low: float, high: float) -> tuple[Tensor, froz
     bin rule (the others take the arithmetic path)."""
     size = slot_width(num_bins) - 1
     parts, exact = [], set()
-    for dtype in (torch.float32, torch.float64):
-        edges = bin_slot_edges(num_bins, low, high, dtype)
-        if edges is not None:
-            exact.add(dtype)
-        parts.append(torch.zeros(size) if edges is None else edges)
-    parts.append(torch.tensor([0.0, 1.0, 2.0]))
-    return torch.cat([part.double() for part in parts]), frozenset(exact)
+    with torch.device("cpu"):  # host work, whatever device a metric is built under
+        for dtype in (torch.float32, torch.float64):
+            edges = bin_slot_edges(num_bins, low, high, dtype)
+            if edges is not None:
+                exact.add(dtype)
+            parts.append(torch.zeros(size) if edges is None else edges)
+        parts.append(torch.tensor([0.0, 1.0, 2.0]))
+        return torch.cat([part.double() for part in parts]), frozenset(exact)
 
 
 def slot_edges(constants: Tensor, num_bins: int, dtype: torch.dtype) -> tuple[Tensor, Tensor]:
@@ -564,7 +565,7 @@ def _slot_tables(
 def prepare_slot_tables(num_bins: int, like: Tensor) -> None:
     """Make `binned_slot_auroc`'s tables on `like`'s device now (a metric's first update
     there), so that no compute pays for them."""
-    if (like.device, num_bins) not in _SLOT_TABLES:
+    if (like.device, num_bins) not in _SLOT_TABLES and may_cache(like):
         _slot_tables(num_bins, like.device, like)
 
 

@@ -246,12 +246,18 @@ class _CurveMetric(Metric):
         return torch.stack([nonfinite, invalid, negative.new_zeros(()), negative])
 
     def check_errors(self) -> None:
-        """As `Metric.check_errors`, with the stored rows' value errors (exact mode) counted
-        first, and raised in the same words together with the kinds counted in `update`."""
+        """As `Metric.check_errors`, with the stored rows' value errors (exact mode) added to
+        those of `update`, all read in one host read, then the capacity checked. (It does not
+        ask `Metric.check_errors`, which would read the counts again: a curve metric shares
+        its statistic only with curve metrics, so no collection hands it an error of another
+        metric's kinds to raise first.)"""
         stored = self.stored_error_counts()
-        if stored is not None:
-            raise_for_counts(self.name, tuple(self.error_kinds.values()), self._errors + stored)
-        super().check_errors()
+        if stored is None:
+            super().check_errors()
+            return
+        raise_for_counts(self.name, tuple(self.error_kinds.values()), self._errors + stored)
+        for name in ("scores", "labels", "weights"):
+            self.cat_state(name).check_capacity()
 
     def _exact_inputs(self) -> tuple[Tensor, Tensor, Tensor]:
         states = (self.cat_state("scores"), self.cat_state("labels"), self.cat_state("weights"))

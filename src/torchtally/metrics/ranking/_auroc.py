@@ -9,7 +9,6 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import ErrorKinds, check_choice, check_int, raise_for_counts, tracing
-from torchtally.functional._blocks import may_cache
 from torchtally.functional._checks import count_nonfinite
 from torchtally.functional.ranking._auroc import (
     _COPIED_ROWS,
@@ -316,8 +315,7 @@ class AUROCMetric(Metric):
                 invalid = add_binned_slots(labels, scores, edges, kinds, flat, num_bins)
                 if invalid is not None and self.check_values:
                     self.record_errors(invalid_labels=invalid)
-                if may_cache(histogram):
-                    prepare_slot_tables(num_bins, histogram)  # compute's, made once here
+                prepare_slot_tables(num_bins, histogram)  # compute's, made once, eagerly
                 return
             # The CPU (and any range the edges cannot reproduce): the bins by arithmetic,
             # into the negatives' and positives' bins of the slot layout, checks counted here.
