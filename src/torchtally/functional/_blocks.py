@@ -14,7 +14,7 @@ from torch import Tensor
 
 from torchtally._errors import tracing
 
-__all__ = ["BLOCK_ELEMENTS", "add_pieces", "blocked", "eager_at_least", "may_cache"]
+__all__ = ["BLOCK_ELEMENTS", "add_pieces", "blocked", "cached_ones", "eager_at_least", "may_cache"]
 
 #: Elements per block (a 1 MiB float32 temporary).
 BLOCK_ELEMENTS = 1 << 18
@@ -72,3 +72,29 @@ def may_cache(*tensors: Tensor) -> bool:
         or tracing(*tensors)
         or (any(t.is_cuda for t in tensors) and torch.cuda.is_current_stream_capturing())
     )
+
+
+def cached_ones(count: int, like: Tensor) -> Tensor:
+    """`count` float64 ones on `like`'s device: a slice of a cached buffer eagerly on CPU
+    (a contiguous source is faster to add than an expanded scalar), else an expanded one
+    (eagerly a cached one: no fill per call)."""
+    if torch.compiler.is_compiling() or torch.jit.is_tracing() or tracing(like):
+        return like.new_ones(()).expand(count)
+    if like.device.type != "cpu":
+        one = _ONE.get(like.device)
+        if one is None:
+            one = like.new_ones(())
+            if may_cache(like):
+                _ONE[like.device] = one
+        return one.expand(count)
+    ones = _ONES.get("cpu")
+    if ones is None or ones.shape[0] < count:
+        ones = _ONES["cpu"] = torch.ones(max(count, 1 << 10), dtype=torch.float64)
+    return ones[:count]
+
+
+#: The cached ones of `cached_ones`, grown to the largest batch (blocked batches stay below
+#: `_BLOCK` plus a row).
+_ONES: dict[str, Tensor] = {}
+#: A float64 one per accelerator device, expanded by `cached_ones`.
+_ONE: dict[torch.device, Tensor] = {}

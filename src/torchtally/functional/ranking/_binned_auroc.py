@@ -19,7 +19,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice, check_int, tracing
-from torchtally.functional._blocks import blocked, eager_at_least, may_cache
+from torchtally.functional._blocks import blocked, cached_ones, eager_at_least, may_cache
 from torchtally.functional._checks import (
     ErrorCounts,
     check_tensor,
@@ -207,7 +207,7 @@ def _add_counts(
     flat = histogram.view(-1)
     if num_classes is None:
         index.add_(_positive(labels, index_dtype), alpha=num_bins if width is None else width)
-        flat.index_add_(0, index, _ones(index.shape[0], flat))
+        flat.index_add_(0, index, cached_ones(index.shape[0], flat))
         return
     classes = torch.arange(num_classes, device=index.device, dtype=index_dtype)
     index = index.add_(labels[:, None] == classes, alpha=num_bins)
@@ -224,32 +224,6 @@ def _positive(labels: Tensor, dtype: torch.dtype) -> Tensor:
     if labels.dtype == torch.bool or labels.is_floating_point() or labels.is_complex():
         return labels > 0
     return labels.clamp(0, 1).to(dtype)
-
-
-def _ones(count: int, like: Tensor) -> Tensor:
-    """`count` float64 ones on `like`'s device: a slice of a cached buffer eagerly on CPU
-    (a contiguous source is faster to add than an expanded scalar), else an expanded one
-    (eagerly a cached one: no fill per call)."""
-    if torch.compiler.is_compiling() or torch.jit.is_tracing() or tracing(like):
-        return like.new_ones(()).expand(count)
-    if like.device.type != "cpu":
-        one = _ONE.get(like.device)
-        if one is None:
-            one = like.new_ones(())
-            if may_cache(like):
-                _ONE[like.device] = one
-        return one.expand(count)
-    ones = _ONES.get("cpu")
-    if ones is None or ones.shape[0] < count:
-        ones = _ONES["cpu"] = torch.ones(max(count, 1 << 10), dtype=torch.float64)
-    return ones[:count]
-
-
-#: The cached ones of `_ones`, grown to the largest batch (blocked batches stay below
-#: `_BLOCK` plus a row).
-_ONES: dict[str, Tensor] = {}
-#: A float64 one per accelerator device, expanded by `_ones`.
-_ONE: dict[torch.device, Tensor] = {}
 
 
 def binned_auroc_compute(histogram: Tensor, average: str = "macro") -> Tensor:
@@ -442,13 +416,13 @@ def add_binned_slots(
     if labels.dtype == torch.bool or labels.is_floating_point():
         positive = labels if labels.dtype == torch.bool else labels > 0
         index = torch.add(slot, positive, alpha=width)
-        histogram[width:].index_add_(0, index, _ones(index.shape[0], histogram))
+        histogram[width:].index_add_(0, index, cached_ones(index.shape[0], histogram))
         if labels.dtype == torch.bool:
             return None
         return torch.count_nonzero(torch.logical_and(labels != 0, labels != 1))
     # kind: 0 below 0, 1 for 0, 2 for 1, 3 above 1 (labels compared as they are)
     index = torch.add(slot, torch.bucketize(labels, kinds, right=True), alpha=width)
-    histogram.index_add_(0, index, _ones(index.shape[0], histogram))
+    histogram.index_add_(0, index, cached_ones(index.shape[0], histogram))
     return None
 
 

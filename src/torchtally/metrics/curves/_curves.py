@@ -14,16 +14,14 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import ErrorKinds, check_choice, check_int, raise_for_counts, tracing
-from torchtally.functional._blocks import may_cache
+from torchtally.functional._blocks import cached_ones, may_cache
 from torchtally.functional._checks import count_negative, count_nonfinite
 from torchtally.functional.curves._curves import (
     AVERAGES,
     TASKS,
     binned_average_precision,
-    binned_curve_update,
     binned_pr_curve,
     binned_roc,
-    curve_inputs,
     curve_shapes,
     curve_thresholds,
     exact_average_precision,
@@ -106,6 +104,8 @@ class _CurveMetric(Metric):
             self.register_state("weights", torch.zeros(cap, dtype=f64), reduction="cat")
         #: Class indices for the multiclass one-hot labels, by device (eager updates reuse them).
         self._class_index: dict[torch.device, Tensor] = {}
+        #: Binned mode: each class's first histogram cell, by device.
+        self._offsets: dict[tuple[torch.device, int], Tensor] = {}
 
     def shared_statistic(self) -> Hashable:
         """AP, PR curve and ROC of the same inputs and mode share one update."""
@@ -124,23 +124,62 @@ class _CurveMetric(Metric):
         if not self.binned:
             self._append(preds, target, weights)
             return
-        scores, labels = curve_inputs(preds, target, self.task, self.num_classes)
-        rows = scores.shape[0]
-        w = self._weights(weights, rows, scores.device)
-        self.histogram.add_(binned_curve_update(scores, labels, self.thresholds, w))
-        if self.check_values:
-            if self.task == "multiclass":
-                invalid = torch.count_nonzero(
-                    torch.logical_or(target < 0, target >= labels.shape[1])
-                )
-            else:
-                invalid = torch.count_nonzero(torch.logical_and(target != 0, target != 1))
-            self.record_errors(
-                nonfinite_predictions=count_nonfinite(preds),
-                invalid_targets=invalid,
-                predictions_outside=torch.count_nonzero(torch.logical_or(preds < 0, preds > 1)),
-                negative_weights=count_negative(weights),
-            )
+        self._update_binned(preds, target, weights)
+
+    def _update_binned(self, preds: Tensor, target: Tensor, weights: Tensor | None) -> None:
+        """Binned mode: each score's bucket (the thresholds <= it) and its label give its
+        histogram cell; unweighted, the ones go straight into the state (exact counts),
+        weighted, through a histogram of the batch (the order of today's float64 sums)."""
+        scores, target = curve_shapes(preds, target, self.task, self.num_classes)
+        rows, classes = scores.shape
+        histogram: Tensor = self._buffers["histogram"]  # type: ignore[assignment]
+        thresholds: Tensor = self._buffers["thresholds"]  # type: ignore[assignment]
+        width = histogram.shape[-1]
+        # compared as they are: a float32 score against a float64 threshold as in float64
+        bucket = torch.bucketize(scores, thresholds, right=True)
+        if self.task == "multiclass":
+            positive = torch.eq(target[:, None], self._classes(target))
+        else:
+            positive = target > 0
+        index = torch.add(bucket, positive, alpha=width)  # (class,) kind, bucket
+        if classes > 1:
+            index.add_(self._class_offsets(target, 2 * width))
+        flat = histogram.view(-1)
+        if weights is None:
+            flat.index_add_(0, index.view(-1), cached_ones(index.numel(), flat))
+        else:
+            w = self._weights(weights, rows, scores.device)
+            batch = torch.zeros_like(flat)
+            batch.scatter_add_(0, index.view(-1), w[:, None].expand(rows, classes).reshape(-1))
+            flat.add_(batch)
+        if not self.check_values:
+            return
+        if self.task == "multiclass":
+            # a valid class matches one column, an invalid one none
+            invalid = rows - torch.count_nonzero(positive)
+        elif target.dtype == torch.bool:
+            invalid = None
+        elif target.is_floating_point():
+            invalid = torch.count_nonzero(torch.logical_and(target != 0, target != 1))
+        else:
+            invalid = torch.count_nonzero(target & -2)  # zero just for 0 and 1
+        self.record_errors(
+            nonfinite_predictions=count_nonfinite(preds),
+            invalid_targets=invalid,
+            predictions_outside=torch.count_nonzero(torch.logical_or(preds < 0, preds > 1)),
+            negative_weights=count_negative(weights),
+        )
+
+    def _class_offsets(self, like: Tensor, step: int) -> Tensor:
+        """Each class's first histogram cell, `(C,)`: `step` cells a class."""
+        assert self.num_classes is not None
+        key = (like.device, step)
+        cached = None if torch.compiler.is_compiling() or tracing(like) else self._offsets.get(key)
+        if cached is None:
+            cached = torch.arange(0, self.num_classes * step, step, device=like.device)
+            if may_cache(like):
+                self._offsets[key] = cached
+        return cached
 
     @staticmethod
     def _weights(weights: Tensor | None, rows: int, device: torch.device) -> Tensor:
