@@ -264,22 +264,33 @@ class _CurveMetric(Metric):
         sample, so a negative scalar weight counts each sample of its batch). None in binned
         mode, without `check_values`, or while tracing. Reads the fill count unless it is
         noted (a device sync off the CPU), and notes it."""
-        errors = self._errors
-        if self.binned or not self.check_values or tracing(errors):
+        if self.binned or not self.check_values or tracing(self._buffers["_errors"]):  # type: ignore[arg-type]
             return None
+        return self._stored_counts(self._stored_fill())
+
+    def _stored_fill(self) -> int:
+        """The rows appended (overflow included), from the notes or one read of the count,
+        then noted. The held batches are applied first."""
         states = (self.cat_state("scores"), self.cat_state("labels"), self.cat_state("weights"))
         fill = CatState.common_fill(states)
         if fill is None:
             fill = int(states[0].count)
             CatState.note_fill(states, fill)  # where a note can be trusted
-        fill = min(fill, states[0].capacity)
-        scores, labels, weights = (state.buffer[:fill] for state in states)
+        return fill
+
+    def _stored_counts(self, fill: int) -> Tensor:
+        assert self.capacity is not None
+        rows = min(fill, self.capacity)
+        state: dict[str, Tensor] = self._buffers  # type: ignore[assignment]
+        scores, labels, weights = (
+            dict.__getitem__(state, name)[:rows] for name in ("scores", "labels", "weights")
+        )
         nonfinite = count_nonfinite(scores)
         negative = count_negative(weights)
         assert nonfinite is not None and negative is not None  # float states
         if self.task == "multiclass":
             # a row without its 1; no rows, no error (the count of no scores is a zero)
-            invalid = torch.count_nonzero(labels.amax(1) == 0) if fill else nonfinite
+            invalid = torch.count_nonzero(labels.amax(1) == 0) if rows else nonfinite
         else:
             invalid = torch.count_nonzero(labels * (labels - 1))  # zero just for 0 and 1
         return torch.stack([nonfinite, invalid, negative.new_zeros(()), negative])
@@ -290,13 +301,16 @@ class _CurveMetric(Metric):
         ask `Metric.check_errors`, which would read the counts again: a curve metric shares
         its statistic only with curve metrics, so no collection hands it an error of another
         metric's kinds to raise first.)"""
-        stored = self.stored_error_counts()
-        if stored is None:
+        errors: Tensor = self._buffers["_errors"]  # type: ignore[assignment]
+        if self.binned or not self.check_values or tracing(errors):
             super().check_errors()
             return
-        raise_for_counts(self.name, tuple(self.error_kinds.values()), self._errors + stored)
-        for name in ("scores", "labels", "weights"):
-            self.cat_state(name).check_capacity()
+        fill = self._stored_fill()
+        names = tuple(self.error_kinds.values())
+        raise_for_counts(self.name, names, errors + self._stored_counts(fill))
+        assert self.capacity is not None
+        if fill > self.capacity:
+            self.cat_state("scores").check_capacity()  # raises, naming the samples dropped
 
     def _exact_inputs(self) -> tuple[Tensor, Tensor, Tensor]:
         states = (self.cat_state("scores"), self.cat_state("labels"), self.cat_state("weights"))

@@ -244,16 +244,33 @@ class AUROCMetric(Metric):
         `score_range`. None without `check_values`, multiclass binned, or while tracing
         (compute checks nothing then). Exact mode reads the fill count unless it is noted (a
         device sync off the CPU), and notes it."""
-        errors = self._errors
-        if not self.check_values or tracing(errors):
+        if not self.check_values or tracing(self._buffers["_errors"]):  # type: ignore[arg-type]
             return None
         if self.num_bins is not None:
             if self.num_classes is not None:
                 return None
             return binned_slot_errors(self.histogram, self.num_bins)
-        fill = self._stored_fill()
-        scores = self.cat_state("score_bits").buffer[:fill].view(self.dtype)
-        codes = self.cat_state("codes").buffer[:fill]
+        return self._stored_counts(self._stored_fill())
+
+    def _stored_fill(self) -> int:
+        """The rows appended (overflow included), from the notes or one read of the count,
+        then noted. The held batches are applied first."""
+        states = (self.cat_state("score_bits"), self.cat_state("codes"))
+        fill = CatState.common_fill(states)
+        if fill is None:
+            fill = int(states[0].count)
+            CatState.note_fill(states, fill)  # where a note can be trusted
+        return fill
+
+    def _stored_counts(self, fill: int) -> Tensor:
+        """Invalid labels and non-finite scores of the first `fill` stored rows (at most the
+        capacity), as `update`'s checks counted them (the states as stored: `_stored_fill`
+        has applied any held batches)."""
+        assert self.capacity is not None
+        rows = min(fill, self.capacity)
+        state: dict[str, Tensor] = self._buffers  # type: ignore[assignment]
+        scores = dict.__getitem__(state, "score_bits")[:rows].view(self.dtype)
+        codes = dict.__getitem__(state, "codes")[:rows]
         top = 2 if self.num_classes is None else self.num_classes
         if codes.dtype == torch.uint8:
             # code - 1 wraps the empty code 0 to 255: one compare finds it and codes above top
@@ -268,32 +285,31 @@ class AUROCMetric(Metric):
         assert nonfinite is not None  # float scores
         return torch.stack([invalid, nonfinite])
 
-    def _stored_fill(self) -> int:
-        """The rows stored, noted (read once and noted if the note is stale)."""
-        states = (self.cat_state("score_bits"), self.cat_state("codes"))
-        fill = CatState.common_fill(states)
-        if fill is None:
-            fill = int(states[0].count)
-            CatState.note_fill(states, fill)  # where a note can be trusted
-        return min(fill, states[0].capacity)
-
     def check_errors(self) -> None:
         """As `Metric.check_errors`, with the errors the state holds (`stored_error_counts`)
         added to those of `update`, all read in one host read, then the capacity checked.
         (It does not ask `Metric.check_errors`, which would read the counts again: an AUROC
         metric shares its statistic only with AUROC metrics, so no collection hands it an
         error of another metric's kinds to raise first.)"""
-        stored = self.stored_error_counts()
-        if stored is None:
+        errors: Tensor = self._buffers["_errors"]  # type: ignore[assignment]
+        if (
+            not self.check_values
+            or tracing(errors)
+            or (self.num_classes is not None and self.num_bins is not None)
+        ):
             super().check_errors()
             return
-        # The kinds past the stored ones are binned mode's alone (scores outside the range)
-        count = stored.shape[0]
-        kinds = tuple(self.error_kinds.values())[:count]
-        raise_for_counts(self.name, kinds, self._errors[:count] + stored)
-        if self.num_bins is None:
-            self.cat_state("score_bits").check_capacity()
-            self.cat_state("codes").check_capacity()
+        names = tuple(self.error_kinds.values())
+        if self.num_bins is not None:
+            stored = binned_slot_errors(self.histogram, self.num_bins)
+            raise_for_counts(self.name, names, errors + stored)
+            return
+        fill = self._stored_fill()
+        # kind 3, scores outside score_range, is binned mode's alone
+        raise_for_counts(self.name, names[:2], errors[:2] + self._stored_counts(fill))
+        assert self.capacity is not None
+        if fill > self.capacity:
+            self.cat_state("score_bits").check_capacity()  # raises, naming the rows dropped
 
     def _update_binned(self, labels: Tensor, predictions: Tensor) -> None:
         # The histogram buffer itself (`self.histogram` costs a failed attribute lookup and
