@@ -154,7 +154,10 @@ def test_cat_state_appends_counts_overflow_and_merges() -> None:
     a.update(torch.tensor([1.0]))
     b.update(torch.tensor([2.0, 3.0]))
     assert float(a.merge_state(b).compute()) == 6.0
-    assert a.cat_state("values").values()[0].tolist() == [1.0, 2.0, 3.0, 0.0]
+    merged = a.cat_state("values")
+    rows, count = merged.values()  # the filled rows alone once compute has noted the fill
+    assert rows[: int(count)].tolist() == merged.filled_rows().tolist() == [1.0, 2.0, 3.0]
+    assert merged.buffer[:4].tolist() == [1.0, 2.0, 3.0, 0.0]  # the rest: the initial value
 
 
 def test_register_state_validates_its_arguments() -> None:
