@@ -542,6 +542,7 @@ class Metric(LightningHooks, nn.Module, ABC):
         activate_if_loaded(Metric)
         self.flush()
         before = list(dict.values(self._buffers))
+        fills = CatState.notes_of(self)  # the values move with the states: so do their notes
         result = cast(Metric, super()._apply(fn, recurse))  # type: ignore[no-untyped-call]
         # A move or a cast replaces the states (on its own, a collection member then leaves
         # the sharing), the compiled graph would only fail its guards, and the staging buffers
@@ -554,6 +555,7 @@ class Metric(LightningHooks, nn.Module, ABC):
                 runtime.compiler.drop()
             runtime.stage = None
             runtime.drop_caches()
+            CatState.renote(self, fills)
         return result
 
     def __getstate__(self) -> dict[str, Any]:
