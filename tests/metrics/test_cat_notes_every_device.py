@@ -95,8 +95,8 @@ def test_the_note_lives_on_a_non_cpu_device_and_goes_stale_on_an_unseen_write() 
 
 
 def test_notes_carry_over_a_device_move_when_renoted() -> None:
-    """`CatState.notes_of` / `renote`: what `Metric._apply` can keep of the notes across a
-    move (the fill counts are copied with their values)."""
+    """`CatState.notes_of` / `renote`: what `Metric._apply` keeps of the notes across a move
+    (the fill counts are copied with their values)."""
     metric = AUROCMetric(capacity=100)
     x = _inputs()
     metric.update(x["binary"][:7], x["probs"][:7])
@@ -105,7 +105,9 @@ def test_notes_carry_over_a_device_move_when_renoted() -> None:
     metric.to(META)
     codes = metric.cat_state("codes")
     with meta_reads_as_device_reads():
-        assert codes.known_fill() is None  # the move replaced the counts
+        assert codes.known_fill() == 7  # the move renoted the copied counts
+        metric._runtime.drop_caches()  # what a move did before it kept the notes
+        assert codes.known_fill() is None
         CatState.renote(metric, fills)
         assert codes.known_fill() == 7
     stale = AUROCMetric(capacity=100)
