@@ -29,8 +29,10 @@ from torchtally._errors import check_choice
 __all__ = [
     "AVERAGE_TYPES",
     "MACRO_CLASSES",
+    "ClassRows",
     "average_class_scores",
     "check_class_list",
+    "class_rows",
     "kept_classes",
     "masked_mean",
     "mean_or_zero",
@@ -43,6 +45,17 @@ MACRO_CLASSES = ("all", "seen")
 
 #: `score(true_positives, predicted, actual) -> ratio`, elementwise.
 ScoreFn = Callable[[Tensor, Tensor, Tensor], Tensor]
+#: The rows of the `(3, C)` class counts apart: true positives, predicted, actual per class.
+ClassRows = tuple[Tensor, Tensor, Tensor]
+
+
+def class_rows(class_counts: Tensor | ClassRows) -> ClassRows:
+    """True positives, predicted and actual counts per class, from `(3, C)` class counts or
+    from those three rows already apart (a metric reads them off a confusion matrix)."""
+    if isinstance(class_counts, Tensor):
+        true_positives, predicted, actual = class_counts.unbind(0)
+        return true_positives, predicted, actual
+    return class_counts
 
 
 def check_class_list(name: str, classes: Iterable[int] | None, num_classes: int) -> tuple[int, ...]:
@@ -71,32 +84,41 @@ def check_class_list(name: str, classes: Iterable[int] | None, num_classes: int)
 
 def safe_divide(numerator: Tensor, denominator: Tensor) -> Tensor:
     """`numerator / denominator`, and 0 where the denominator is 0 (scikit-learn's default)."""
-    zero = denominator == 0
-    return torch.where(zero, 0.0, numerator / torch.where(zero, 1.0, denominator))
+    # The zero taken from the denominator itself: a Python 0.0 would be one more op (a
+    # scalar tensor made on the device) in a compute of a few ops.
+    return torch.where(denominator == 0, denominator, numerator / denominator)
 
 
-def kept_classes(num_classes: int, ignore: Sequence[int], like: Tensor) -> Tensor:
-    """Boolean `(num_classes,)` mask, False at the ignored classes (fixed by the arguments)."""
+def kept_classes(num_classes: int, ignore: Sequence[int], like: Tensor) -> Tensor | None:
+    """Boolean `(num_classes,)` mask, False at the ignored classes (fixed by the arguments);
+    None when no class is ignored (every class is kept: nothing to mask)."""
+    if not ignore:
+        return None
     mask = torch.ones(num_classes, dtype=torch.bool, device=like.device)
     for index in ignore:  # static: the classes come from the constructor
         mask[index] = False
     return mask
 
 
-def masked_mean(values: Tensor, mask: Tensor) -> Tensor:
-    """Mean of `values` where `mask`; NaN when the mask is empty (a mean of nothing)."""
+def masked_mean(values: Tensor, mask: Tensor | None) -> Tensor:
+    """Mean of `values` where `mask` (everywhere for None); NaN when the mask is empty (a
+    mean of nothing)."""
+    if mask is None:
+        return values.sum() / values.shape[0]
     return torch.where(mask, values, 0.0).sum() / mask.sum()
 
 
-def mean_or_zero(values: Tensor, mask: Tensor) -> Tensor:
-    """Mean of `values` where `mask`; 0 when the mask is empty (cstorch's mean IoU and Dice)."""
+def mean_or_zero(values: Tensor, mask: Tensor, zero_outside: bool = False) -> Tensor:
+    """Mean of `values` where `mask`; 0 when the mask is empty (cstorch's mean IoU and Dice).
+    With `zero_outside`, `values` is already 0 wherever `mask` is False (no masking op)."""
     count = mask.sum()
-    total = torch.where(mask, values, 0.0).sum()
-    return torch.where(count > 0, total / count.clamp(min=1), 0.0)
+    total = (values if zero_outside else torch.where(mask, values, 0.0)).sum()
+    # an empty mask has a total of 0: 0 / 1 is the 0 it must give
+    return total / count.clamp(min=1)
 
 
 def average_class_scores(
-    class_counts: Tensor,
+    class_counts: Tensor | ClassRows,
     score: ScoreFn,
     average_type: str = "micro",
     task: str = "multiclass",
@@ -106,7 +128,7 @@ def average_class_scores(
     """Average a per-class score over the `(3, C)` class counts (see the module docstring).
 
     Args:
-        class_counts: Rows [true positives, predicted, actual] per class.
+        class_counts: Rows [true positives, predicted, actual] per class (or those rows).
         score: Elementwise `score(tp, predicted, actual)`.
         average_type: "micro", "macro", "weighted" or "none".
         task: "binary", "multiclass" or "multilabel" (decides which classes "macro" covers).
@@ -124,21 +146,25 @@ def average_class_scores(
     """
     check_choice("average_type", average_type, AVERAGE_TYPES)
     check_choice("macro_classes", macro_classes, MACRO_CLASSES)
-    true_positives, predicted, actual = class_counts.unbind(0)
+    true_positives, predicted, actual = class_rows(class_counts)
     if average_type == "none":
         return score(true_positives, predicted, actual)
-    kept = kept_classes(class_counts.shape[1], ignore, class_counts)
+    kept = kept_classes(true_positives.shape[0], ignore, true_positives)
     if average_type == "micro":
-        tp, pred, act = torch.where(kept, class_counts, 0.0).sum(1).unbind(0)
+        if kept is None:
+            return score(true_positives.sum(), predicted.sum(), actual.sum())
+        stacked = torch.stack([true_positives, predicted, actual])
+        tp, pred, act = torch.where(kept, stacked, 0.0).sum(1).unbind(0)
         return score(tp, pred, act)
     per_class = score(true_positives, predicted, actual)
     included = kept
     if macro_classes == "seen":
-        included = kept & ((actual > 0) | (predicted > 0))
+        seen = (actual > 0) | (predicted > 0)
+        included = seen if kept is None else kept & seen
     macro = masked_mean(per_class, included)
     if average_type == "macro":
         return macro
-    support = torch.where(included, actual, 0.0)
+    support = actual if included is None else torch.where(included, actual, 0.0)
     total = support.sum()
     weighted = (per_class * support).sum() / torch.where(total == 0, 1.0, total)
     return torch.where(total == 0, macro, weighted)

@@ -14,7 +14,9 @@ from torch import Tensor
 
 from torchtally._errors import check_int
 from torchtally.functional.classification._averaging import (
+    ClassRows,
     check_class_list,
+    class_rows,
     kept_classes,
     mean_or_zero,
     safe_divide,
@@ -24,7 +26,9 @@ from torchtally.functional.classification._class_counts import class_counts_upda
 __all__ = ["dice_coefficient", "dice_coefficient_compute"]
 
 
-def dice_coefficient_compute(class_counts: Tensor, ignore_classes: Sequence[int] = ()) -> Tensor:
+def dice_coefficient_compute(
+    class_counts: Tensor | ClassRows, ignore_classes: Sequence[int] = ()
+) -> Tensor:
     """Mean Dice from accumulated `(3, C)` class counts.
 
     Args:
@@ -39,10 +43,15 @@ def dice_coefficient_compute(class_counts: Tensor, ignore_classes: Sequence[int]
         >>> dice_coefficient_compute(counts)
         tensor(0.6667, dtype=torch.float64)
     """
-    true_positives, predicted, actual = class_counts.unbind(0)
+    true_positives, predicted, actual = class_rows(class_counts)
     denominator = predicted + actual
-    kept = kept_classes(class_counts.shape[1], ignore_classes, class_counts)
-    return mean_or_zero(safe_divide(2.0 * true_positives, denominator), kept & (denominator > 0))
+    kept = kept_classes(true_positives.shape[0], ignore_classes, true_positives)
+    present = denominator > 0
+    dice = safe_divide(2.0 * true_positives, denominator)
+    if kept is None:
+        # the Dice of a class with no labels nor predictions is 0 already: no masking op
+        return mean_or_zero(dice, present, zero_outside=True)
+    return mean_or_zero(dice, kept & present)
 
 
 def dice_coefficient(

@@ -14,7 +14,9 @@ from torch import Tensor
 
 from torchtally._errors import check_int
 from torchtally.functional.classification._averaging import (
+    ClassRows,
     check_class_list,
+    class_rows,
     kept_classes,
     mean_or_zero,
     safe_divide,
@@ -24,7 +26,9 @@ from torchtally.functional.classification._class_counts import class_counts_upda
 __all__ = ["mean_iou", "mean_iou_compute"]
 
 
-def mean_iou_compute(class_counts: Tensor, ignore_classes: Sequence[int] = ()) -> Tensor:
+def mean_iou_compute(
+    class_counts: Tensor | ClassRows, ignore_classes: Sequence[int] = ()
+) -> Tensor:
     """Mean IoU from accumulated `(3, C)` class counts.
 
     Args:
@@ -39,10 +43,14 @@ def mean_iou_compute(class_counts: Tensor, ignore_classes: Sequence[int] = ()) -
         >>> mean_iou_compute(counts)
         tensor(0.5000, dtype=torch.float64)
     """
-    true_positives, predicted, actual = class_counts.unbind(0)
+    true_positives, predicted, actual = class_rows(class_counts)
     union = predicted + actual - true_positives
-    kept = kept_classes(class_counts.shape[1], ignore_classes, class_counts)
-    return mean_or_zero(safe_divide(true_positives, union), kept & (union > 0))
+    kept = kept_classes(true_positives.shape[0], ignore_classes, true_positives)
+    present = union > 0
+    if kept is None:
+        # the IoU of a class with no union is 0 already: no masking op
+        return mean_or_zero(safe_divide(true_positives, union), present, zero_outside=True)
+    return mean_or_zero(safe_divide(true_positives, union), kept & present)
 
 
 def mean_iou(

@@ -10,13 +10,13 @@ from __future__ import annotations
 from torch import Tensor
 
 from torchtally._errors import check_int
-from torchtally.functional.classification._averaging import safe_divide
+from torchtally.functional.classification._averaging import ClassRows, class_rows, safe_divide
 from torchtally.functional.classification._class_counts import class_counts_update
 
 __all__ = ["mean_per_class_accuracy", "mean_per_class_accuracy_compute"]
 
 
-def mean_per_class_accuracy_compute(class_counts: Tensor) -> Tensor:
+def mean_per_class_accuracy_compute(class_counts: Tensor | ClassRows) -> Tensor:
     """Mean per-class accuracy from accumulated `(3, C)` class counts.
 
     Args:
@@ -30,7 +30,7 @@ def mean_per_class_accuracy_compute(class_counts: Tensor) -> Tensor:
         >>> mean_per_class_accuracy_compute(counts)  # class 2 has no label: it counts 0
         tensor(0.5000, dtype=torch.float64)
     """
-    true_positives, _, actual = class_counts.unbind(0)
+    true_positives, _, actual = class_rows(class_counts)
     return safe_divide(true_positives, actual).mean()
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from torch import Tensor
 
 from torchtally.functional.classification._averaging import (
+    ClassRows,
     average_class_scores,
     check_class_list,
     safe_divide,
@@ -51,7 +52,7 @@ def _recall(tp: Tensor, predicted: Tensor, actual: Tensor) -> Tensor:
 
 
 def precision_compute(
-    class_counts: Tensor,
+    class_counts: Tensor | ClassRows,
     average_type: str = "micro",
     task: str = "multiclass",
     ignore_labels: Sequence[int] = (),
@@ -81,7 +82,7 @@ def precision_compute(
 
 
 def recall_compute(
-    class_counts: Tensor,
+    class_counts: Tensor | ClassRows,
     average_type: str = "micro",
     task: str = "multiclass",
     ignore_labels: Sequence[int] = (),
@@ -100,7 +101,7 @@ def recall_compute(
 
 
 def fbeta_compute(
-    class_counts: Tensor,
+    class_counts: Tensor | ClassRows,
     beta: float = 1.0,
     average_type: str = "micro",
     task: str = "multiclass",
