@@ -1,15 +1,20 @@
 """`ClassCountsMetric`: the abstract base of every metric computed from per-class counts.
 
-Precision, recall, F-beta, mean per-class accuracy, mean IoU and Dice all hold the same state,
-`class_counts` (`(3, C)` float64: true positives, predicted and actual count per class), and
-differ only in `compute`. Equal `shared_statistic()` keys tell a `MetricCollection` that two of
-them can share one state and one update.
+Precision, recall, F-beta, mean per-class accuracy, mean IoU and Dice all hold the same
+statistic, `class_counts` (`(3, C)` float64: true positives, predicted and actual count per
+class), and differ only in `compute`. Equal `shared_statistic()` keys tell a
+`MetricCollection` that two of them can share one state and one update.
+
+Multiclass metrics of up to `PAIR_CLASSES` classes keep the counts as a confusion matrix with
+their error counts beside it (`PairLayout`, state `pair_counts`): a class-score batch then
+fills it, value checks included, with one scatter. The others keep `class_counts` itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -26,17 +31,22 @@ from torchtally.functional.classification._class_counts import (
     class_counts_update,
     class_counts_width,
 )
+from torchtally.functional.classification._confusion_matrix import confusion_matrix_update
 from torchtally.functional.classification._inputs import SCORE_KINDS, rows_read_alone
 from torchtally.functional.classification._valid_inputs import (
     class_score_batch,
     classification_task,
     error_kinds,
+    multiclass_errors,
     multiclass_errors_from_maxima,
     shared_row_maxima,
 )
 from torchtally.metrics._base import Metric
+from torchtally.metrics.classification._held_errors import HeldErrors
+from torchtally.metrics.classification._pair_counts import PairLayout
 
 __all__ = [
+    "PAIR_CLASSES",
     "AveragedClassCountsMetric",
     "ClassCountsMetric",
     "ClassStatistic",
@@ -69,6 +79,11 @@ class ClassStatistic:
     ignore_index: int | None = None
 
 
+#: Multiclass metrics of up to this many classes keep their counts as a confusion matrix
+#: (`PairLayout`: about 16 C² bytes; 1 MiB at 256 classes).
+PAIR_CLASSES = 256
+
+
 def confusion_matrix_key(
     num_classes: int, threshold: float, check_values: bool, score_kind: str = "auto"
 ) -> ClassStatistic:
@@ -84,7 +99,7 @@ def confusion_matrix_key(
     )
 
 
-class ClassCountsMetric(Metric):
+class ClassCountsMetric(HeldErrors):
     """Base of the metrics computed from `class_counts`: one `update` for the whole family
     (abstract: subclasses add `compute`, which reads only `self.class_counts`).
 
@@ -134,7 +149,46 @@ class ClassCountsMetric(Metric):
         #: averaged metrics: precision, recall, F-beta).
         self.ignore_index: int | None = None
         width = class_counts_width(num_classes, multilabel)
-        self.register_state("class_counts", torch.zeros((3, width), dtype=torch.float64))
+        self._layout: PairLayout | None = None
+        if self.task == "multiclass" and width <= PAIR_CLASSES:
+            self._layout = PairLayout(width)
+            self.register_state("pair_counts", self._layout.zeros())
+        else:
+            self.register_state("class_counts", torch.zeros((3, width), dtype=torch.float64))
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "class_counts":
+            layout = getattr(self, "_layout", None)
+            if layout is not None:
+                return torch.stack(layout.class_rows(self.pair_counts))
+        return super().__getattr__(name)
+
+    def class_rows(self) -> tuple[Tensor, Tensor, Tensor]:
+        """True positives, predicted and actual count per class (each `(C,)` float64): the
+        rows of `class_counts`, without stacking them."""
+        layout = self._layout
+        if layout is not None:
+            return layout.class_rows(self.pair_counts)
+        counts: Tensor = self.class_counts
+        true_positives, predicted, actual = counts.unbind(0)
+        return true_positives, predicted, actual
+
+    def _held_state(self) -> Tensor | None:
+        if getattr(self, "_layout", None) is None:
+            return None
+        return self._buffers["pair_counts"]
+
+    def _held_totals(self, values: list[float]) -> list[float]:
+        assert self._layout is not None
+        return self._layout.totals(values)
+
+    def _held_views(self, state: Tensor) -> list[Tensor]:
+        assert self._layout is not None
+        return self._layout.error_views(state)
+
+    def _held_device_totals(self, state: Tensor) -> Tensor:
+        assert self._layout is not None
+        return self._layout.device_totals(state)
 
     def shared_statistic(self) -> Hashable:
         """The key of the `class_counts` statistic: equal for metrics whose updates are
@@ -167,10 +221,16 @@ class ClassCountsMetric(Metric):
         )
 
     def load_derived(self, source: Metric) -> None:
-        """Fill `class_counts` from a confusion matrix's state: its diagonal, column sums
-        (predicted) and row sums (actual)."""
+        """Fill the counts from a confusion matrix's state: the same state when both keep
+        pair counts of the same classes; else its diagonal, column sums (predicted) and row
+        sums (actual), with its error counts."""
+        if self._layout is not None and "pair_counts" in source.state_names():
+            self.pair_counts.copy_(source.pair_counts)
+            return
         matrix: Tensor = source.confusion_matrix
         self.class_counts.copy_(torch.stack([matrix.diagonal(), matrix.sum(0), matrix.sum(1)]))
+        if isinstance(source, HeldErrors):
+            self._buffers["_errors"].copy_(source.held_error_counts())  # type: ignore[union-attr]
 
     def _ignored(self, argument: str, classes: Iterable[int] | None) -> tuple[int, ...]:
         """Check a list of classes to leave out of the averages (none allowed for binary)."""
@@ -179,7 +239,7 @@ class ClassCountsMetric(Metric):
                 f"Argument `{argument}` must be None for binary inputs (num_classes=None). "
                 f"Received: {argument}={classes!r}"
             )
-        width = self.class_counts.shape[1]
+        width = class_counts_width(self.num_classes, self.multilabel)
         return check_class_list(argument, classes, width)
 
     def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
@@ -201,6 +261,10 @@ class ClassCountsMetric(Metric):
             keep = labels != self.ignore_index
             labels = torch.where(keep, labels, 0)
             weights = keep.to(torch.float64) if weights is None else torch.where(keep, weights, 0)
+        layout = self._layout
+        if layout is not None:
+            self._update_pairs(layout, labels, predictions, weights)
+            return
         if self.task == "multiclass" and self.num_classes is not None:
             fast = class_score_batch(
                 labels, predictions, self.num_classes, weights, self.check_values
@@ -240,6 +304,42 @@ class ClassCountsMetric(Metric):
                     multilabel=self.multilabel,
                     weights=weights,
                 )
+            self.record_errors(**errors)
+
+    def _update_pairs(
+        self, layout: PairLayout, labels: Tensor, predictions: Tensor, weights: Tensor | None
+    ) -> None:
+        """`update` into the pair counts: a class-score batch by `add_class_scores`, any other
+        by `confusion_matrix_update` into the matrix view (the same inputs and rules as
+        `class_counts_update`)."""
+        state: Tensor = self._buffers["pair_counts"]  # type: ignore[assignment]
+        matrix = self._state_view(state, "pair_counts[matrix]", layout.matrix)
+        if weights is None:
+            done, errors = layout.add_class_scores(
+                state, matrix, labels, predictions, self.check_values
+            )
+            if done:
+                if errors is not None:
+                    self.record_errors(**errors)
+                return
+        shared = (
+            shared_row_maxima(labels, predictions, layout.classes) if self.check_values else None
+        )
+        confusion_matrix_update(
+            labels,
+            predictions if shared is None else shared[0],
+            layout.classes,
+            threshold=self.threshold,
+            weights=weights,
+            out=matrix,
+            score_kind=self.score_kind,
+        )
+        if self.check_values:
+            errors = (
+                multiclass_errors(labels, predictions, layout.classes, weights)
+                if shared is None
+                else multiclass_errors_from_maxima(labels, shared[1], layout.classes, weights)
+            )
             self.record_errors(**errors)
 
     def _coalescible(self, args: tuple[Tensor, ...]) -> bool:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import final
 
-import torch
 from torch import Tensor
 
 from torchtally._errors import check_choice, check_int
@@ -16,20 +15,20 @@ from torchtally.functional.classification._confusion_matrix import (
 )
 from torchtally.functional.classification._inputs import SCORE_KINDS, rows_read_alone
 from torchtally.functional.classification._valid_inputs import (
-    class_score_batch,
     error_kinds,
     multiclass_errors,
     multiclass_errors_from_maxima,
     shared_row_maxima,
 )
-from torchtally.metrics._base import Metric
 from torchtally.metrics.classification._class_counts import confusion_matrix_key
+from torchtally.metrics.classification._held_errors import HeldErrors
+from torchtally.metrics.classification._pair_counts import PairLayout
 
 __all__ = ["ConfusionMatrixMetric"]
 
 
 @final
-class ConfusionMatrixMetric(Metric):
+class ConfusionMatrixMetric(HeldErrors):
     """Counts of (label, prediction) pairs over every sample seen, as scikit-learn's
     `confusion_matrix`: entry [i, j] counts samples with label i predicted as j.
 
@@ -74,10 +73,27 @@ class ConfusionMatrixMetric(Metric):
         self.num_classes = num_classes
         self.normalize = normalize
         self.threshold = float(threshold)
-        self.register_state(
-            "confusion_matrix",
-            torch.zeros((num_classes, num_classes), dtype=torch.float64),
-        )
+        self._layout = PairLayout(num_classes)
+        # The matrix is a view of one flat state that also holds the error counts (see
+        # PairLayout), so that a class-score batch fills both with one scatter.
+        self.register_state("pair_counts", self._layout.zeros())
+
+    @property
+    def confusion_matrix(self) -> Tensor:
+        """The `(C, C)` counts so far (rows: labels), a view of the state."""
+        return self._layout.matrix(self.pair_counts)
+
+    def _held_state(self) -> Tensor | None:
+        return self._buffers["pair_counts"]
+
+    def _held_totals(self, values: list[float]) -> list[float]:
+        return self._layout.totals(values)
+
+    def _held_views(self, state: Tensor) -> list[Tensor]:
+        return self._layout.error_views(state)
+
+    def _held_device_totals(self, state: Tensor) -> Tensor:
+        return self._layout.device_totals(state)
 
     def shared_statistic(self) -> Hashable:
         """The multiclass confusion statistic's key; the multiclass class-count metrics and
@@ -101,16 +117,16 @@ class ConfusionMatrixMetric(Metric):
                 or (two classes) binary scores shaped like `labels`.
             weights: Optional sample weights shaped like `labels`.
         """
-        fast = class_score_batch(labels, predictions, self.num_classes, weights, self.check_values)
-        if fast is not None:
-            labels_c, predicted, weight, errors = fast
-            matrix: Tensor = self._buffers["confusion_matrix"]  # type: ignore[assignment]
-            # into the owned clamped labels: `predicted` may be a bool index (row_maxima)
-            index = torch.add(predicted, labels_c, alpha=self.num_classes, out=labels_c)
-            matrix.view(-1).index_add_(0, index, weight)
-            if errors is not None:
-                self.record_errors(**errors)
-            return
+        state: Tensor = self._buffers["pair_counts"]  # type: ignore[assignment]
+        matrix = self._state_view(state, "pair_counts[matrix]", self._layout.matrix)
+        if weights is None:
+            done, errors = self._layout.add_class_scores(
+                state, matrix, labels, predictions, self.check_values
+            )
+            if done:
+                if errors is not None:
+                    self.record_errors(**errors)
+                return
         # Large class-score batches: one max pass gives the argmax and the rows' maxima the
         # value check reads, instead of a second reduction over every score.
         shared = (
@@ -122,7 +138,7 @@ class ConfusionMatrixMetric(Metric):
             self.num_classes,
             threshold=self.threshold,
             weights=weights,
-            out=self.confusion_matrix,
+            out=matrix,
             score_kind=self.score_kind,
         )
         if self.check_values:

@@ -46,4 +46,4 @@ class DiceCoefficientMetric(PerClassOverlapMetric):
     result_dtype = torch.float32  # as cstorch
 
     def compute(self) -> Tensor:
-        return dice_coefficient_compute(self.class_counts, self.ignore_classes)
+        return dice_coefficient_compute(self.class_rows(), self.ignore_classes)

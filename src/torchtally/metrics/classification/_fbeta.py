@@ -47,7 +47,7 @@ class _FBeta(AveragedClassCountsMetric):
 
     def _fbeta(self) -> Tensor:
         return fbeta_compute(
-            self.class_counts,
+            self.class_rows(),
             self.beta,
             self.average_type,
             self.task,

@@ -46,4 +46,4 @@ class MeanIOUMetric(PerClassOverlapMetric):
     result_dtype = torch.float32  # as cstorch
 
     def compute(self) -> Tensor:
-        return mean_iou_compute(self.class_counts, self.ignore_classes)
+        return mean_iou_compute(self.class_rows(), self.ignore_classes)

@@ -67,4 +67,4 @@ class MeanPerClassAccuracyMetric(ClassCountsMetric):
         )
 
     def compute(self) -> Tensor:
-        return mean_per_class_accuracy_compute(self.class_counts)
+        return mean_per_class_accuracy_compute(self.class_rows())

@@ -63,7 +63,7 @@ class RecallMetric(AveragedClassCountsMetric):
 
     def compute(self) -> Tensor:
         return recall_compute(
-            self.class_counts,
+            self.class_rows(),
             self.average_type,
             self.task,
             self.ignore_labels,
