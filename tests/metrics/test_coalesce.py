@@ -106,7 +106,7 @@ def test_a_parent_module_reading_buffers_directly_sees_held_batches() -> None:
         direct.update(*_scores(seed))
     assert _held_calls(model.accuracy) == 3
     buffers = dict(model.named_buffers())  # iterates the metric's `_buffers` itself
-    torch.testing.assert_close(buffers["accuracy.correct"], direct._buffers["correct"])
+    torch.testing.assert_close(buffers["accuracy.counts"], direct._buffers["counts"])
     torch.testing.assert_close(buffers["accuracy._num_updates"], direct._buffers["_num_updates"])
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Hashable
 from typing import final
@@ -12,10 +13,16 @@ from torch import Tensor
 from torchtally._errors import ErrorKinds, check_choice, check_int, user_stacklevel
 from torchtally.functional._checks import check_tensor, count_negative
 from torchtally.functional.classification._accuracy import (
-    accuracy_compute,
     accuracy_update,
     accuracy_update_checked,
     class_score_accuracy_update,
+)
+from torchtally.functional.classification._fused import (
+    accuracy_codes,
+    device_constant,
+    fused_classes,
+    fuses,
+    unit_constant,
 )
 from torchtally.functional.classification._inputs import (
     SCORE_KINDS,
@@ -28,12 +35,49 @@ from torchtally.functional.classification._valid_inputs import (
 )
 from torchtally.metrics._base import Metric
 from torchtally.metrics.classification._class_counts import ClassStatistic
+from torchtally.metrics.classification._held_errors import HeldErrors
 
 __all__ = ["AccuracyMetric"]
 
 
+#: The flat state: one slot per error kind, then the counts of the ordinary paths, then the
+#: codes of the fused path (`accuracy_codes`: seven label codes, seven row-maximum codes).
+_KINDS = 5
+_CORRECT, _TOTAL = _KINDS, _KINDS + 1
+_LABEL_CODES = _KINDS + 2
+_SCORE_CODES = _LABEL_CODES + 7
+_SIZE = _SCORE_CODES + 7
+#: Label codes: below 0, a class before the argmax, the argmax (correct), after it, >= C.
+_BELOW, _HIT, _ABOVE = 1, 3, 5
+#: Row-maximum codes of a non-finite maximum: -inf, +inf or NaN.
+_NEG_INF, _POS_INF_OR_NAN = 0, 6
+
+
+def _ratio_rows(device: torch.device) -> Tensor:
+    """`(2, _SIZE)` rows whose products with the state are the correct count and the total."""
+    rows = torch.zeros(2, _SIZE, dtype=torch.float64, device=device)
+    rows[0, _CORRECT] = rows[0, _LABEL_CODES + _HIT] = 1.0
+    rows[1, _TOTAL] = 1.0
+    rows[1, _LABEL_CODES : _LABEL_CODES + 7] = 1.0
+    return rows
+
+
+def _divide(numerator: float, denominator: float) -> float:
+    """`numerator / denominator` as a tensor division gives it (IEEE: 0/0 is NaN, x/0 an
+    infinity), where Python's raises."""
+    if denominator:
+        return numerator / denominator
+    if numerator == 0 or math.isnan(numerator):
+        return math.nan
+    return math.copysign(math.inf, numerator) * math.copysign(1.0, denominator)
+
+
+def _ratio_rows_of(state: Tensor) -> Tensor:
+    return device_constant(("accuracy ratio rows",), state, _ratio_rows)
+
+
 @final
-class AccuracyMetric(Metric):
+class AccuracyMetric(HeldErrors):
     """Fraction of predictions equal to their labels (cstorch `AccuracyMetric`).
 
     Args:
@@ -114,8 +158,42 @@ class AccuracyMetric(Metric):
         self.num_classes = num_classes
         self.ignore_index = ignore_index
         self.score_kind = score_kind
-        self.register_state("correct", torch.zeros((), dtype=torch.float64))
-        self.register_state("total", torch.zeros((), dtype=torch.float64))
+        # One state: the error counts (see HeldErrors), the ordinary paths' correct count and
+        # total, and the fused path's codes, so that `compute` reads them with one product.
+        self.register_state("counts", torch.zeros(_SIZE, dtype=torch.float64))
+
+    @property
+    def correct(self) -> Tensor:
+        """The (weighted) count of correct predictions so far (0-d float64)."""
+        counts: Tensor = self.counts
+        return counts[_CORRECT] + counts[_LABEL_CODES + _HIT]
+
+    @property
+    def total(self) -> Tensor:
+        """The count of predictions so far (positive weights, with weights; 0-d float64)."""
+        counts: Tensor = self.counts
+        return counts[_TOTAL] + counts[_LABEL_CODES : _LABEL_CODES + 7].sum()
+
+    def _held_state(self) -> Tensor | None:
+        return self._buffers["counts"]
+
+    def _held_totals(self, values: list[float]) -> list[float]:
+        totals = list(values[:_KINDS])
+        labels, scores = values[_LABEL_CODES:_SCORE_CODES], values[_SCORE_CODES:_SIZE]
+        totals[0] += labels[_BELOW] + labels[_ABOVE]
+        totals[2] += scores[_NEG_INF] + scores[_POS_INF_OR_NAN]
+        return totals
+
+    def _held_device_totals(self, state: Tensor) -> Tensor:
+        labels, scores = state[_LABEL_CODES:_SCORE_CODES], state[_SCORE_CODES:_SIZE]
+        bins = torch.stack(
+            [labels[_BELOW] + labels[_ABOVE], scores[_NEG_INF] + scores[_POS_INF_OR_NAN]]
+        )
+        return state[:_KINDS].index_add(0, torch.tensor([0, 2], device=state.device), bins)
+
+    def _add_counts(self, state: Tensor, correct: Tensor | int, total: Tensor | int) -> None:
+        self._state_view(state, "counts[correct]", lambda s: s[_CORRECT]).add_(correct)
+        self._state_view(state, "counts[total]", lambda s: s[_TOTAL]).add_(total)
 
     def update(self, labels: Tensor, predictions: Tensor, weights: Tensor | None = None) -> None:
         """Count one batch.
@@ -128,21 +206,23 @@ class AccuracyMetric(Metric):
                 Integer predictions of another shape but as many elements as `labels` (e.g.
                 `(B, 1)` for `(B,)`) are reshaped to it with a warning, as cstorch does.
         """
-        # The (1,) buffers themselves: a 0-d state read as `self.correct` costs a failed attribute
-        # lookup, __getattr__ and a view check per call.
-        buffers = self._buffers
-        fast = (
-            class_score_accuracy_update(labels, predictions, self.num_classes, self.check_values)
-            if weights is None and self.ignore_index is None
-            else None
-        )
-        if fast is not None:
-            fast_correct, fast_total, errors = fast
-            if errors is not None:
-                self.record_errors(**errors)
-            buffers["correct"].add_(fast_correct)  # type: ignore[union-attr]
-            buffers["total"].add_(fast_total)  # type: ignore[union-attr]
-            return
+        # The buffer itself: a state read as `self.counts` costs a failed attribute lookup and
+        # __getattr__ per call.
+        state: Tensor = self._buffers["counts"]  # type: ignore[assignment]
+        # Made here, with the state's device known, so that `compute` only reads it.
+        _ratio_rows_of(state)
+        if weights is None and self.ignore_index is None:
+            if self._fused_update(state, labels, predictions):
+                return
+            fast = class_score_accuracy_update(
+                labels, predictions, self.num_classes, self.check_values
+            )
+            if fast is not None:
+                fast_correct, fast_total, errors = fast
+                if errors is not None:
+                    self.record_errors(**errors)
+                self._add_counts(state, fast_correct, fast_total)
+                return
         check_index_labels(labels)
         check_tensor("predictions", predictions)
         if self.num_classes is not None and self.num_classes > 2:
@@ -185,14 +265,58 @@ class AccuracyMetric(Metric):
                 ignore_index=self.ignore_index,
                 score_kind=self.score_kind,
             )
-        buffers["correct"].add_(correct)  # type: ignore[union-attr]
-        buffers["total"].add_(total)  # type: ignore[union-attr]
+        self._add_counts(state, correct, total)
+
+    def _fused_update(self, state: Tensor, labels: object, predictions: object) -> bool:
+        """The commonest batch, `(N,)` int64 labels and `(N, C)` class scores, off the CPU:
+        its codes scattered into the state, value checks included (`accuracy_codes`: five
+        ops; three without checks). False for anything else."""
+        if not (
+            isinstance(labels, Tensor)
+            and isinstance(predictions, Tensor)
+            and labels.dtype == torch.int64
+            and labels.dim() == 1
+            and predictions.dim() == 2
+            and predictions.is_floating_point()
+            and predictions.shape[0] == labels.shape[0]
+            and predictions.shape[1] > 1
+            and self.num_classes in (None, predictions.shape[1])
+            and fuses(predictions)
+            and fused_classes(predictions.shape[1])
+        ):
+            return False
+        one = unit_constant(state)
+        rows = labels.shape[0]
+        if not self.check_values:
+            # wrong -> label code 2, correct -> label code 3 (every row is in the total)
+            correct = torch.eq(
+                predictions.argmax(-1), labels, out=labels.new_empty(rows, dtype=torch.int64)
+            )
+            bins = state[_LABEL_CODES + _HIT - 1 : _LABEL_CODES + _HIT + 1]
+            bins.index_add_(0, correct, one.expand(rows))
+            return True
+        codes = accuracy_codes(labels, predictions)
+        table = state[_LABEL_CODES:_SIZE].view(2, 7)
+        table.t().scatter_add_(0, codes, one.expand(rows, 2))
+        return True
 
     def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
         return len(args) in (2, 3) and rows_read_alone(args[0], args[1], self.score_kind)
 
     def compute(self) -> Tensor:
-        return accuracy_compute(self.correct, self.total)
+        counts: Tensor = self.counts
+        host = self._checked_copy(counts)
+        if host is not None:
+            # The counts were just read to the host for the value checks: the quotient of
+            # those numbers (the same float64 division) is one fill, where reducing the state
+            # again takes an op more.
+            correct = host[_CORRECT] + host[_LABEL_CODES + _HIT]
+            total = host[_TOTAL] + sum(host[_LABEL_CODES:_SCORE_CODES])
+            return torch.full(
+                (), _divide(correct, total), dtype=torch.float64, device=counts.device
+            )
+        ratio = torch.mv(_ratio_rows_of(counts), counts)
+        return ratio[0] / ratio[1]
 
     # In a collection, accuracy is read off a multiclass confusion statistic instead of being
     # updated on its own. cstorch's weighting (denominator = count of positive weights) cannot
@@ -219,11 +343,16 @@ class AccuracyMetric(Metric):
         )
 
     def load_derived(self, source: Metric) -> None:
-        if "class_counts" in source.state_names():
-            counts = source.class_counts
+        counts = source.class_counts if hasattr(source, "class_counts") else None
+        if counts is not None:
             correct, total = counts[0].sum(), counts[2].sum()
         else:
             matrix = source.confusion_matrix
             correct, total = matrix.diagonal().sum(), matrix.sum()
-        self.correct.copy_(correct)
-        self.total.copy_(total)
+        state: Tensor = self._buffers["counts"]  # type: ignore[assignment]
+        state.zero_()
+        state[_CORRECT] = correct
+        state[_TOTAL] = total
+        if isinstance(source, HeldErrors):
+            # the source's counts by kind: the same kinds, counted by the same rules
+            state[:_KINDS] = source.held_error_counts().to(state.dtype)
