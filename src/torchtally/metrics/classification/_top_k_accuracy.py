@@ -9,19 +9,31 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import ErrorKinds, check_int
+from torchtally.functional.classification._fused import (
+    fused_classes,
+    fuses,
+    top_k_codes,
+    unit_constant,
+)
 from torchtally.functional.classification._top_k_accuracy import (
     top_k_accuracy_compute,
     top_k_accuracy_counts,
     top_k_accuracy_errors,
     top_k_accuracy_update,
 )
-from torchtally.metrics._base import Metric
+from torchtally.metrics.classification._held_errors import HeldErrors
 
 __all__ = ["TopKAccuracyMetric"]
 
+#: The flat state: one slot per error kind, then the fused path's bins by code (see
+#: `top_k_codes`): [invalid label, valid label (the total)] and [miss, hit (the hits)].
+_KINDS = 4
+_INVALID_BIN, _TOTAL, _MISS_BIN, _HITS = _KINDS, _KINDS + 1, _KINDS + 2, _KINDS + 3
+_SIZE = _KINDS + 4
+
 
 @final
-class TopKAccuracyMetric(Metric):
+class TopKAccuracyMetric(HeldErrors):
     """Fraction of samples whose label is among their `k` highest scores, as scikit-learn's
     `top_k_accuracy_score`.
 
@@ -59,8 +71,36 @@ class TopKAccuracyMetric(Metric):
         check_int("k", k, 1)
         super().__init__(name, check_values=check_values)
         self.k = k
-        self.register_state("hits", torch.zeros((), dtype=torch.float64))
-        self.register_state("total", torch.zeros((), dtype=torch.float64))
+        # One state: the error counts (see HeldErrors), the hits and the total, and the
+        # fused path's other bins, so that a batch of class scores fills it with one scatter.
+        self.register_state("counts", torch.zeros(_SIZE, dtype=torch.float64))
+
+    @property
+    def hits(self) -> Tensor:
+        """The (weighted) count of hits so far (0-d float64)."""
+        counts: Tensor = self.counts
+        return counts[_HITS]
+
+    @property
+    def total(self) -> Tensor:
+        """The (weighted) count of samples with a valid label so far (0-d float64)."""
+        counts: Tensor = self.counts
+        return counts[_TOTAL]
+
+    def _held_state(self) -> Tensor | None:
+        return self._buffers["counts"]
+
+    def _held_totals(self, values: list[float]) -> list[float]:
+        totals = list(values[:_KINDS])
+        totals[0] += values[_INVALID_BIN]
+        return totals
+
+    def _held_device_totals(self, state: Tensor) -> Tensor:
+        return torch.cat([state[:1] + state[_INVALID_BIN], state[1:_KINDS]])
+
+    def _add_counts(self, state: Tensor, hits: Tensor, total: Tensor) -> None:
+        self._state_view(state, "counts[hits]", lambda s: s[_HITS]).add_(hits)
+        self._state_view(state, "counts[total]", lambda s: s[_TOTAL]).add_(total)
 
     def shared_statistic(self) -> Hashable:
         """`("top_k_hits", k, check_values)`."""
@@ -74,26 +114,52 @@ class TopKAccuracyMetric(Metric):
             predictions: Scores or logits of shape `labels.shape + (num_classes,)`.
             weights: Optional sample weights shaped like `labels`.
         """
-        # The (1,) buffers themselves: a 0-d state read as `self.hits` costs a failed attribute
-        # lookup, __getattr__ and a view check per call.
-        buffers = self._buffers
+        # The buffer itself: a state read as `self.counts` costs a failed attribute lookup and
+        # __getattr__ per call.
+        state: Tensor = self._buffers["counts"]  # type: ignore[assignment]
         if weights is None:
+            if self._fused_update(state, labels, predictions):
+                return
             counts, valid, errors = top_k_accuracy_counts(
                 labels, predictions, self.k, self.check_values
             )
             if errors is not None:
                 self.record_errors(**errors)
-            buffers["hits"].add_(counts)  # type: ignore[union-attr]
-            buffers["total"].add_(valid)  # type: ignore[union-attr]
+            self._add_counts(state, counts, valid)
             return
         hits, total = top_k_accuracy_update(labels, predictions, self.k, weights)
         if self.check_values:
             self.record_errors(**top_k_accuracy_errors(labels, predictions, weights))
-        buffers["hits"].add_(hits)  # type: ignore[union-attr]
-        buffers["total"].add_(total)  # type: ignore[union-attr]
+        self._add_counts(state, hits, total)
+
+    def _fused_update(self, state: Tensor, labels: object, predictions: object) -> bool:
+        """`(N,)` int64 labels and `(N, C)` class scores off the CPU: the codes of
+        `top_k_codes` scattered into the state (the hits and the total, and the invalid
+        labels), and the non-finite scores counted. False for anything else."""
+        if not (
+            isinstance(labels, Tensor)
+            and isinstance(predictions, Tensor)
+            and labels.dtype == torch.int64
+            and labels.dim() == 1
+            and predictions.dim() == 2
+            and predictions.is_floating_point()
+            and predictions.shape[0] == labels.shape[0]
+            and fuses(predictions)
+            and fused_classes(predictions.shape[1])
+        ):
+            return False
+        rows = labels.shape[0]
+        codes = top_k_codes(labels, predictions, self.k)
+        bins = state.as_strided((2, 2), (2, 1), _INVALID_BIN)
+        bins.scatter_add_(1, codes, unit_constant(state).expand(2, rows))
+        if self.check_values:
+            # x - x is 0 for a finite score and NaN otherwise: every non-finite score, one count
+            self.record_errors(nonfinite_predictions=torch.count_nonzero(predictions - predictions))
+        return True
 
     def compute(self) -> Tensor:
-        return top_k_accuracy_compute(self.hits, self.total)
+        counts: Tensor = self.counts
+        return top_k_accuracy_compute(counts[_HITS], counts[_TOTAL])
 
     def extra_repr(self) -> str:
         return f"name={self.name!r}, k={self.k}"
