@@ -52,7 +52,7 @@ def test_lean_path_error_counts_are_the_hand_counts() -> None:
     scores[12, 1] = float("-inf")  # one masked class: legitimate
     for metric in (ConfusionMatrixMetric(C), F1ScoreMetric(C, average_type="macro")):
         metric.update(labels, scores)
-        errors = metric._buffers["_errors"].tolist()
+        errors = metric._errors.tolist()
         assert errors[0] == int(((labels < 0) | (labels >= C)).sum()) > 0
         assert errors[1] == 0
         assert errors[2] == 3
@@ -75,5 +75,5 @@ def test_accuracy_lean_path_matches_sklearn_and_hand_counts(num_classes: int | N
     # scikit-learn over every row: an out-of-range label matches no argmax
     expected = accuracy_score(labels.numpy(), scores.argmax(-1).numpy())
     assert float(unchecked.compute()) == pytest.approx(expected, abs=1e-12)
-    errors = metric._buffers["_errors"].tolist()
+    errors = metric._errors.tolist()
     assert errors == [int(((labels < 0) | (labels >= C)).sum()), 0, 2, 0, 0]

@@ -55,7 +55,7 @@ def test_large_batch_error_counts_are_the_hand_counts() -> None:
     scores[11, 4] = float("inf")
     metric = ConfusionMatrixMetric(C)
     metric.update(labels, scores)
-    errors = metric._buffers["_errors"].tolist()
+    errors = metric._errors.tolist()
     rows_bad = sum(not np.isfinite(row.max()) or np.isnan(row).any() for row in scores.numpy())
     assert errors[0] == int(((labels < 0) | (labels >= C)).sum())
     assert errors[1] == 0

@@ -87,7 +87,7 @@ def test_two_column_nonfinite_rows_are_counted_and_refused() -> None:
     scores[9, 0] = float("-inf")  # one masked class: legitimate
     for metric in (AccuracyMetric(), ConfusionMatrixMetric(2), F1ScoreMetric(2)):
         metric.coalesce_updates(False).update(labels, scores)
-        assert metric._buffers["_errors"].tolist()[2] == 4
+        assert metric._errors.tolist()[2] == 4
         with pytest.raises(MetricValueError, match="non-finite"):
             metric.compute()
 
