@@ -134,13 +134,11 @@ def accuracy_codes(labels: Tensor, scores: Tensor) -> Tensor:
 
 
 def _pair_edges(num_classes: int, dtype: torch.dtype, like: Tensor) -> Tensor:
-    """`[-max, 0, 1, ..., C, +inf]` (floats) or `[min, 0, 1, ..., C]` (int64): a label's code is
-    1 below 0, `l + 2` for class `l`, `C + 2` from `C` on."""
+    """`[-max, 0, 1, ..., C, +inf]`: a label's code is 1 below 0, `l + 2` for class `l`,
+    `C + 2` from `C` on; a row maximum's is 0 for `-inf`, `C + 3` for `+inf` or NaN."""
 
     def make(device: torch.device) -> Tensor:
         inner = torch.arange(num_classes + 1, dtype=dtype, device=device)
-        if not dtype.is_floating_point:
-            return torch.cat([inner.new_full((1,), torch.iinfo(dtype).min), inner])
         big = torch.finfo(dtype).max
         return torch.cat([inner.new_full((1,), -big), inner, inner.new_full((1,), torch.inf)])
 
@@ -168,11 +166,18 @@ def pair_index(labels: Tensor, scores: Tensor) -> Tensor:
 
 
 def pair_index_unchecked(labels: Tensor, scores: Tensor) -> Tensor:
-    """`(N,)` positions in half 0 of the pair layout (as `pair_index`), without the score
-    codes (value checks off), from three ops."""
+    """`(N,)` positions in half 0 of the pair layout, without the score codes (value checks
+    off), from three ops: as `pair_index`, but a label outside the classes goes to row 0 or
+    row `C + 3`, which count nowhere (unchecked, an invalid label is no error)."""
     classes = scores.shape[-1]
     predicted = scores.argmax(dim=-1)
-    edges = _pair_edges(classes, labels.dtype, labels)
+
+    def make(device: torch.device) -> Tensor:
+        # 0 twice and C twice: below 0 -> 0, class l -> l + 2, from C on -> C + 3
+        inner = torch.arange(classes + 1, dtype=labels.dtype, device=device)
+        return torch.cat([inner[:1], inner, inner[-1:]])
+
+    edges = device_constant(("pair edges unchecked", labels.dtype, classes), labels, make)
     return torch.add(predicted, torch.bucketize(labels, edges, right=True), alpha=classes)
 
 
@@ -184,8 +189,8 @@ _TIE_UNIT = 2.0**-1000
 
 def top_k_codes(labels: Tensor, scores: Tensor, k: int) -> Tensor:
     """`(2, N)` int64 codes of `(N,)` labels and `(N, C)` scores from eight ops: row 0 is 1 for
-    a label in `[0, C)`, row 1 is 1 for a label in the top `k` (ties as scikit-learn: among
-    equal scores the higher class index ranks first).
+    a label outside `[0, C)`, row 1 is 1 for a label not in the top `k` (ties as scikit-learn:
+    among equal scores the higher class index ranks first).
 
     A class ranks ahead of the label when `score - label_score > (label - class + 0.5) * u`
     with `u = 2**-1000`: a difference of two distinct scores is at least the smallest
@@ -222,4 +227,4 @@ def top_k_codes(labels: Tensor, scores: Tensor, k: int) -> Tensor:
         scores,
         lambda d: torch.tensor([[classes], [min(k, classes)]], dtype=torch.float32, device=d),
     )
-    return torch.lt(ranks, limits, out=labels.new_empty((2, rows), dtype=torch.int64))
+    return torch.ge(ranks, limits, out=labels.new_empty((2, rows), dtype=torch.int64))

@@ -296,8 +296,8 @@ class AccuracyMetric(HeldErrors):
             bins.index_add_(0, correct, one.expand(rows))
             return True
         codes = accuracy_codes(labels, predictions)
-        table = state[_LABEL_CODES:_SIZE].view(2, 7)
-        table.t().scatter_add_(0, codes, one.expand(rows, 2))
+        table = state.as_strided((7, 2), (1, 7), _LABEL_CODES)  # code by column
+        table.scatter_add_(0, codes, one.expand(rows, 2))
         return True
 
     def _coalescible(self, args: tuple[Tensor, ...]) -> bool:

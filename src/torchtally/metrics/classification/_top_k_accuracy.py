@@ -25,11 +25,14 @@ from torchtally.metrics.classification._held_errors import HeldErrors
 
 __all__ = ["TopKAccuracyMetric"]
 
-#: The flat state: one slot per error kind, then the fused path's bins by code (see
-#: `top_k_codes`): [invalid label, valid label (the total)] and [miss, hit (the hits)].
+#: The flat state: one slot per error kind, then the fused path's bins, by code (see
+#: `top_k_codes`, 0 for a valid label or a hit): the total, the invalid labels, a spare bin, the
+#: hits, the misses and another spare. With value checks the codes land in (total, invalid)
+#: and (hits, misses); without, in (total, spare) and (hits, spare): an invalid label counts
+#: nowhere then.
 _KINDS = 4
-_INVALID_BIN, _TOTAL, _MISS_BIN, _HITS = _KINDS, _KINDS + 1, _KINDS + 2, _KINDS + 3
-_SIZE = _KINDS + 4
+_TOTAL, _INVALID_BIN, _HITS = _KINDS, _KINDS + 1, _KINDS + 3
+_SIZE = _KINDS + 6
 
 
 @final
@@ -150,7 +153,7 @@ class TopKAccuracyMetric(HeldErrors):
             return False
         rows = labels.shape[0]
         codes = top_k_codes(labels, predictions, self.k)
-        bins = state.as_strided((2, 2), (2, 1), _INVALID_BIN)
+        bins = state.as_strided((2, 2), (3, 1 if self.check_values else 2), _TOTAL)
         bins.scatter_add_(1, codes, unit_constant(state).expand(2, rows))
         if self.check_values:
             # x - x is 0 for a finite score and NaN otherwise: every non-finite score, one count
