@@ -19,7 +19,7 @@ def test_accuracy_counts_bad_labels_and_nonfinite_rows_separately() -> None:
     scores[4, 1] = float("-inf")  # a masked class: legitimate
     for _ in range(3):
         metric.update(labels, scores)
-    errors = metric._buffers["_errors"]
+    errors = metric._errors  # by kind (AccuracyMetric keeps its counts in its state)
     # hand count per update: labels 5 and -1 are outside [0, 3); rows 1 and 3 have a NaN/+inf max
     expected = torch.zeros(len(kinds), dtype=torch.int64)
     expected[0] = 3 * 2

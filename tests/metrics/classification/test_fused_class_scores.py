@@ -124,6 +124,26 @@ def test_the_fused_update_gives_the_cpu_paths_numbers_and_errors(
     _assert_same(fused_metric, plain)
 
 
+@pytest.mark.parametrize("name", ["accuracy", "confusion-matrix", "mean-iou", "top-3"])
+def test_segmentation_shaped_batches_fuse_as_their_flattened_rows(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    labels, scores = _batch(9, 40, torch.float32, bad=True)
+    # (2, 5, 4) labels with channel-last scores, and a channel-first layout moved last (a
+    # non-contiguous view, flattened by a copy)
+    images = labels.reshape(2, 5, 4)
+    channel_first = scores.reshape(2, 5, 4, C).movedim(-1, 1).contiguous()
+    plain = MAKERS[name]().coalesce_updates(False)
+    plain.update(labels, scores)
+    plain.update(labels, scores)
+    for module in (_accuracy, _pair_counts, _top_k_accuracy):
+        monkeypatch.setattr(module, "fuses", lambda predictions: True)
+    fused_metric = MAKERS[name]().coalesce_updates(False)
+    fused_metric.update(images, scores.reshape(2, 5, 4, C))
+    fused_metric.update(images, channel_first.movedim(1, -1))
+    _assert_same(fused_metric, plain)
+
+
 def test_fused_error_counts_are_the_hand_counts(fused: None) -> None:
     labels, scores = _batch(1, 30, torch.float32, bad=True)
     invalid = int(((labels < 0) | (labels >= C)).sum())

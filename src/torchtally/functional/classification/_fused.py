@@ -29,6 +29,7 @@ from torchtally._errors import _fake_tensor_type
 __all__ = [
     "PAIR_ROWS",
     "accuracy_codes",
+    "class_score_rows",
     "device_constant",
     "fused_classes",
     "fuses",
@@ -97,6 +98,26 @@ def _query(labels: Tensor, values: Tensor) -> Tensor:
 def fused_classes(num_classes: int) -> bool:
     """Whether a batch of this many classes can take the fused path (exact float compares)."""
     return num_classes < _EXACT_FLOAT32
+
+
+def class_score_rows(labels: object, predictions: object) -> tuple[Tensor, Tensor] | None:
+    """`(N,)` labels and `(N, C)` class scores of int64 labels of any shape and floating
+    scores of that shape plus a class dimension, flattened (views of contiguous inputs); None
+    for any other batch, which the ordinary path takes (and checks)."""
+    if not (
+        isinstance(labels, Tensor)
+        and isinstance(predictions, Tensor)
+        and labels.dtype == torch.int64
+        and labels.dim() >= 1
+        and predictions.is_floating_point()
+        and predictions.dim() == labels.dim() + 1
+        and predictions.shape[:-1] == labels.shape
+        and fused_classes(predictions.shape[-1])
+    ):
+        return None
+    if labels.dim() == 1:
+        return labels, predictions
+    return labels.reshape(-1), predictions.reshape(-1, predictions.shape[-1])
 
 
 # ------------------------------------------------------------------------------ accuracy

@@ -19,8 +19,8 @@ from torchtally.functional.classification._accuracy import (
 )
 from torchtally.functional.classification._fused import (
     accuracy_codes,
+    class_score_rows,
     device_constant,
-    fused_classes,
     fuses,
     unit_constant,
 )
@@ -268,23 +268,18 @@ class AccuracyMetric(HeldErrors):
         self._add_counts(state, correct, total)
 
     def _fused_update(self, state: Tensor, labels: object, predictions: object) -> bool:
-        """The commonest batch, `(N,)` int64 labels and `(N, C)` class scores, off the CPU:
-        its codes scattered into the state, value checks included (`accuracy_codes`: five
-        ops; three without checks). False for anything else."""
-        if not (
-            isinstance(labels, Tensor)
-            and isinstance(predictions, Tensor)
-            and labels.dtype == torch.int64
-            and labels.dim() == 1
-            and predictions.dim() == 2
-            and predictions.is_floating_point()
-            and predictions.shape[0] == labels.shape[0]
-            and predictions.shape[1] > 1
-            and self.num_classes in (None, predictions.shape[1])
-            and fuses(predictions)
-            and fused_classes(predictions.shape[1])
+        """The commonest batch, int64 labels and class scores (`class_score_rows`), off the
+        CPU: its codes scattered into the state, value checks included (`accuracy_codes`:
+        five ops; three without checks). False for anything else."""
+        rows_of = class_score_rows(labels, predictions)
+        if (
+            rows_of is None
+            or not fuses(rows_of[1])
+            or rows_of[1].shape[1] < 2
+            or self.num_classes not in (None, rows_of[1].shape[1])
         ):
             return False
+        labels, predictions = rows_of
         one = unit_constant(state)
         rows = labels.shape[0]
         if not self.check_values:

@@ -20,7 +20,7 @@ from torch import Tensor
 from torchtally.functional._checks import ErrorCounts
 from torchtally.functional.classification._fused import (
     PAIR_ROWS,
-    fused_classes,
+    class_score_rows,
     fuses,
     pair_index,
     pair_index_unchecked,
@@ -106,25 +106,18 @@ class PairLayout:
         predictions: object,
         check_values: bool,
     ) -> tuple[bool, ErrorCounts | None]:
-        """Add the commonest batch, `(N,)` int64 labels and `(N, C)` class scores without
-        weights: `(True, errors to record)`; `(False, None)` for anything else.
+        """Add the commonest batch, int64 labels and class scores (any leading shape off the
+        CPU, `(N,)` and `(N, C)` on it) without weights: `(True, errors to record)`;
+        `(False, None)` for anything else.
 
         Off the CPU the scatter of `pair_index` fills the matrix and the error rows at once
         (five ops; four without value checks); on the CPU `class_score_batch`'s lean path
         adds into `matrix` (`self.matrix(state)`) and returns its error counts.
         """
         classes = self.classes
-        if (
-            isinstance(labels, Tensor)
-            and isinstance(predictions, Tensor)
-            and labels.dtype == torch.int64
-            and labels.dim() == 1
-            and predictions.dim() == 2
-            and predictions.is_floating_point()
-            and predictions.shape == (labels.shape[0], classes)
-            and fuses(predictions)
-            and fused_classes(classes)
-        ):
+        rows_of = class_score_rows(labels, predictions)
+        if rows_of is not None and rows_of[1].shape[1] == classes and fuses(rows_of[1]):
+            labels, predictions = rows_of
             one = unit_constant(state)
             rows = labels.shape[0]
             if check_values:

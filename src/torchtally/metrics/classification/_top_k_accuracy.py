@@ -10,7 +10,7 @@ from torch import Tensor
 
 from torchtally._errors import ErrorKinds, check_int
 from torchtally.functional.classification._fused import (
-    fused_classes,
+    class_score_rows,
     fuses,
     top_k_codes,
     unit_constant,
@@ -136,21 +136,13 @@ class TopKAccuracyMetric(HeldErrors):
         self._add_counts(state, hits, total)
 
     def _fused_update(self, state: Tensor, labels: object, predictions: object) -> bool:
-        """`(N,)` int64 labels and `(N, C)` class scores off the CPU: the codes of
+        """Int64 labels and class scores (`class_score_rows`) off the CPU: the codes of
         `top_k_codes` scattered into the state (the hits and the total, and the invalid
         labels), and the non-finite scores counted. False for anything else."""
-        if not (
-            isinstance(labels, Tensor)
-            and isinstance(predictions, Tensor)
-            and labels.dtype == torch.int64
-            and labels.dim() == 1
-            and predictions.dim() == 2
-            and predictions.is_floating_point()
-            and predictions.shape[0] == labels.shape[0]
-            and fuses(predictions)
-            and fused_classes(predictions.shape[1])
-        ):
+        rows_of = class_score_rows(labels, predictions)
+        if rows_of is None or rows_of[1].shape[1] < 1 or not fuses(rows_of[1]):
             return False
+        labels, predictions = rows_of
         rows = labels.shape[0]
         codes = top_k_codes(labels, predictions, self.k)
         bins = state.as_strided((2, 2), (3, 1 if self.check_values else 2), _TOTAL)
