@@ -208,44 +208,69 @@ def pair_index_unchecked(labels: Tensor, scores: Tensor) -> Tensor:
 _TIE_UNIT = 2.0**-1000
 
 
-def top_k_codes(labels: Tensor, scores: Tensor, k: int) -> Tensor:
-    """`(2, N)` int64 codes of `(N,)` labels and `(N, C)` scores from eight ops: row 0 is 1 for
-    a label outside `[0, C)`, row 1 is 1 for a label not in the top `k` (ties as scikit-learn:
-    among equal scores the higher class index ranks first).
+def top_k_codes(labels: Tensor, scores: Tensor, k: int, check_values: bool = True) -> Tensor:
+    """`(2, N)` int64 codes of `(N,)` labels and `(N, C)` scores, ties broken as scikit-learn
+    breaks them (among equal scores the higher class index ranks first).
+
+    With `check_values` (ten ops with the scatter): row 0 is 1 for a label outside `[0, C)`;
+    row 1 is 0 for a hit, 1 for a miss, 2 for an invalid label and 3 for a row holding a NaN
+    or an infinite score. Without (eight): row 0 is 1 for an invalid label, row 1 for a miss
+    or an invalid label.
 
     A class ranks ahead of the label when `score - label_score > (label - class + 0.5) * u`
     with `u = 2**-1000`: a difference of two distinct scores is at least the smallest
     subnormal, far above the right side, so its sign decides, and a difference of 0 (a tie)
     leaves the class numbers to decide. NaN ranks nowhere, as in a comparison. An invalid label
-    gets `C` added to its rank (it names no class), so it is never a hit. (Where the label's
-    score and another are the same infinity their difference is NaN, not a tie: such a row is
-    a value error.)
+    gets `C` added to its rank (it names no class), so it is never a hit. The checks add
+    `0 * score` to each comparison's 0/1, NaN for a NaN or infinite score, so such a row's
+    rank is NaN: the row is counted (once, however many such scores it holds). (Where the
+    label's score and another are the same infinity, their difference is NaN, not a tie: a
+    row the checks report.)
     """
     rows, classes = scores.shape
+    work = scores if scores.dtype in (torch.float32, torch.float64) else scores.float()
+    dtype = work.dtype
     clamped = labels.clamp(0, classes - 1)
-    label_scores = scores.gather(1, clamped.unsqueeze(-1))
+    label_scores = work.gather(1, clamped.unsqueeze(-1))
 
     def offsets(d: torch.device) -> Tensor:
         return (0.5 - torch.arange(classes, dtype=torch.float64, device=d)) * _TIE_UNIT
 
     bars = torch.addcmul(
-        device_constant(("top-k ties", classes), scores, offsets),
+        device_constant(("top-k ties", classes), work, offsets),
         clamped.unsqueeze(-1),
         device_constant(
             ("top-k unit",),
-            scores,
+            work,
             lambda d: torch.full((1,), _TIE_UNIT, dtype=torch.float64, device=d),
         ),
     )
-    ahead = torch.gt(
-        scores - label_scores, bars, out=scores.new_empty((rows, classes), dtype=torch.float32)
+    ahead = torch.gt(work - label_scores, bars, out=work.new_empty((rows, classes)))
+    query = work.new_empty((2, rows))
+    torch.ne(clamped, labels, out=query[0])  # 1 for a label outside the classes
+    if check_values:
+        zero = device_constant(
+            ("zero", dtype), work, lambda d: torch.zeros((), dtype=dtype, device=d)
+        )
+        ahead.addcmul_(work, zero)
+    ones = device_constant(
+        ("top-k ones", classes, dtype), work, lambda d: torch.ones(classes, dtype=dtype, device=d)
     )
-    invalid = torch.ne(clamped, labels, out=scores.new_empty(rows, dtype=torch.float32))
-    ones = device_constant(("top-k ones", classes), scores, lambda d: torch.ones(classes, device=d))
-    ranks = torch.addmv(invalid, ahead, ones, beta=classes)
-    limits = device_constant(
-        ("top-k limits", classes, k),
-        scores,
-        lambda d: torch.tensor([[classes], [min(k, classes)]], dtype=torch.float32, device=d),
+    ranks = torch.addmv(query[0], ahead, ones, beta=classes, out=query[1])
+    if not check_values:
+        limits = device_constant(
+            ("top-k limits", classes, k, dtype),
+            work,
+            lambda d: torch.tensor([[classes], [min(k, classes)]], dtype=dtype, device=d),
+        )
+        return torch.ge(ranks, limits, out=labels.new_empty((2, rows), dtype=torch.int64))
+    edges = device_constant(
+        ("top-k edges", classes, k, dtype),
+        work,
+        lambda d: torch.tensor(
+            [[0.5, torch.inf, torch.inf], [min(k, classes), classes, torch.inf]],
+            dtype=dtype,
+            device=d,
+        ),
     )
-    return torch.ge(ranks, limits, out=labels.new_empty((2, rows), dtype=torch.int64))
+    return torch.searchsorted(edges, query, right=True)

@@ -26,9 +26,11 @@ from torchtally.functional._checks import (
     count_nonfinite,
     count_outside,
 )
+from torchtally.functional.classification._fused import device_constant
 from torchtally.functional.classification._inputs import check_index_labels
 
 __all__ = [
+    "count_nonfinite_rows",
     "top_k_accuracy",
     "top_k_accuracy_compute",
     "top_k_accuracy_counts",
@@ -77,8 +79,8 @@ def top_k_accuracy_update(
     else:
         check_tensor("weights", weights)
         check_same_shape("labels", labels, "weights", weights)
-        weight = torch.where(valid, weights.to(torch.float64), 0.0)
-    return torch.where(hit, weight, 0.0).sum(), weight.sum()
+        weight = torch.where(valid, weights.to(torch.float64), _zero(valid))
+    return torch.where(hit, weight, _zero(weight)).sum(), weight.sum()
 
 
 def top_k_accuracy_counts(
@@ -130,7 +132,7 @@ def _hits(
     labels: Tensor, predictions: Tensor, k: int, *, with_nonfinite: bool = False
 ) -> tuple[Tensor, Tensor, Tensor | None]:
     """Whether each label ranks in the top k, whether it names a class at all, and (with
-    `with_nonfinite`) the number of NaN or infinite scores."""
+    `with_nonfinite`) the number of samples with a NaN or infinite score."""
     num_classes = predictions.shape[-1]
     as_long = labels if labels.dtype == torch.int64 else labels.long()  # skip a no-op dispatch
     clamped = as_long.clamp(0, num_classes - 1)
@@ -138,9 +140,13 @@ def _hits(
         flat = predictions.reshape(-1, num_classes)
         ranks, nonfinite = _eager_ranks(flat, clamped.reshape(-1), with_nonfinite)
         return ranks.view(labels.shape) < k, clamped == as_long, nonfinite
-    nonfinite = count_nonfinite(predictions) if with_nonfinite else None
+    nonfinite = count_nonfinite_rows(predictions) if with_nonfinite else None
     clamped_column = clamped.unsqueeze(-1)
-    columns = torch.arange(num_classes, device=labels.device)
+    columns = device_constant(
+        ("top-k columns", num_classes),
+        labels,
+        lambda d: torch.arange(num_classes, device=d),
+    )
     rows = blocked(predictions, num_classes)
     if rows is None:
         return _ranks(predictions, clamped_column, columns) < k, clamped == as_long, nonfinite
@@ -205,7 +211,7 @@ def _eager_ranks(
 ) -> tuple[Tensor, Tensor | None]:
     """`_ranks` of `(N, C)` scores eagerly on CPU, as float32 counts (exact below 2**24),
     plus `beta * bias` when a `(N,)` float32 `bias` is given, and (with `with_nonfinite`)
-    the number of NaN or infinite scores.
+    the number of rows with a NaN or infinite score.
 
     A CPU comparison that writes bools is several times slower than the same comparison
     writing floats (the float kernels are vectorized), and a bool mask then costs a logical
@@ -214,7 +220,7 @@ def _eager_ranks(
     last mask one float comparison of the class numbers against the label (an indexed copy
     of a cached table costs several times more). Large batches go in blocks of cache-sized
     buffers reused by every block. The non-finite count reuses a buffer while the scores
-    are in cache (`_nonfinite_into`).
+    are in cache (`_nonfinite_rows_into`).
     """
     rows, num_classes = flat.shape
     if flat.requires_grad:  # model outputs passed undetached: out= ops refuse them
@@ -236,7 +242,7 @@ def _eager_ranks(
         torch.gt(classes, label_column, out=above)
         ahead.addcmul_(ties, above)
         ranks = torch.mv(ahead, ones) if bias is None else torch.addmv(bias, ahead, ones, beta=beta)
-        return ranks, _nonfinite_into(flat, ties) if with_nonfinite else None
+        return ranks, _nonfinite_rows_into(flat, ties) if with_nonfinite else None
     ranks = flat.new_empty(rows, dtype=torch.float32)
     ahead, ties, above = flat.new_empty((3, block, num_classes), dtype=torch.float32).unbind()
     nonfinite: Tensor | None = None
@@ -255,30 +261,34 @@ def _eager_ranks(
         else:
             torch.addmv(bias[start:stop], a, ones, beta=beta, out=ranks[start:stop])
         if with_nonfinite:
-            count = _nonfinite_into(piece, t)
+            count = _nonfinite_rows_into(piece, t)
             nonfinite = count if nonfinite is None else nonfinite.add_(count)
     return ranks, nonfinite
 
 
-def _nonfinite_into(scores: Tensor, buffer: Tensor) -> Tensor:
-    """NaN or infinite `scores` (below 2**24 of them), counted in `buffer` (same shape).
-
-    Small batches: `x - x` (0 for finite x, NaN otherwise) and a count of the non-zeros (two
-    dispatches). From `_NONFINITE_BY_SUM_FROM` scores, where the count's scalar loop costs more
-    than two more dispatches: `1 + 0 * x` (1 for finite x, NaN otherwise; 0 * inf is NaN) and a
-    vectorized NaN-skipping float sum of the ones (exact below 2**24), taken from the size."""
-    if scores.numel() < _NONFINITE_BY_SUM_FROM:
-        return torch.count_nonzero(torch.sub(scores, scores, out=buffer))
-    finite = torch.add(_ONE, scores, alpha=0.0, out=buffer).nansum().long()
-    return torch.rsub(finite, scores.numel())
+def _nonfinite_rows_into(scores: Tensor, buffer: Tensor) -> Tensor:
+    """Rows of `(N, C)` `scores` holding a NaN or an infinite score, with `buffer` (float32,
+    same shape) as scratch: `0 * score` is 0, or NaN for such a score, and the sum of a row of
+    them (a matrix-vector product with ones) is NaN exactly then."""
+    flags = torch.mv(torch.mul(scores, 0.0, out=buffer), _ones(scores.shape[1]))
+    return torch.count_nonzero(flags)  # NaN counts as non-zero
 
 
-#: See `_nonfinite_into`.
-_NONFINITE_BY_SUM_FROM = 1 << 14
+def _zero(like: Tensor) -> Tensor:
+    """A 0-d float64 zero on `like`'s device (a Python 0.0 in a `where` is a scalar tensor
+    made on the device, an op)."""
+    return device_constant(
+        ("zero", torch.float64), like, lambda d: torch.zeros((), dtype=torch.float64, device=d)
+    )
 
 
-#: The 1 of `_nonfinite_into` (a 0-d tensor: it does not set the dtype of the sum).
-_ONE = torch.ones((), dtype=torch.float32, device="cpu")
+def count_nonfinite_rows(predictions: Tensor) -> Tensor:
+    """Samples (rows of the last dimension) of `predictions` holding a NaN or an infinite
+    score: what top-k accuracy's value checks count, the row that a ranking of them cannot
+    be trusted for (a 0-d int64 tensor)."""
+    # 0 * score is 0, or NaN for a NaN or an infinity; a row's sum is NaN exactly then, and
+    # NaN counts as non-zero
+    return torch.count_nonzero((predictions * 0.0).sum(-1))
 
 
 def _spread(label_score: Tensor, num_classes: int) -> Tensor:
@@ -312,11 +322,12 @@ def _classes(num_classes: int) -> Tensor:
 def top_k_accuracy_errors(
     labels: Tensor, predictions: Tensor, weights: Tensor | None = None
 ) -> ErrorCounts:
-    """Counts of labels outside `[0, num_classes)`, non-finite scores, negative weights and
-    NaN or infinite weights, by kind name (`TopKAccuracyMetric.error_kinds`)."""
+    """Counts of labels outside `[0, num_classes)`, samples with a NaN or infinite score,
+    negative weights and NaN or infinite weights, by kind name
+    (`TopKAccuracyMetric.error_kinds`)."""
     return {
         "invalid_labels": count_outside(labels, 0, predictions.shape[-1]),
-        "nonfinite_predictions": count_nonfinite(predictions),
+        "nonfinite_predictions": count_nonfinite_rows(predictions),
         "negative_weights": count_negative(weights),
         "nonfinite_weights": None if weights is None else count_nonfinite(weights),
     }

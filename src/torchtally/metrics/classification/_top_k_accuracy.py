@@ -25,14 +25,13 @@ from torchtally.metrics.classification._held_errors import HeldErrors
 
 __all__ = ["TopKAccuracyMetric"]
 
-#: The flat state: one slot per error kind, then the fused path's bins, by code (see
-#: `top_k_codes`, 0 for a valid label or a hit): the total, the invalid labels, a spare bin, the
-#: hits, the misses and another spare. With value checks the codes land in (total, invalid)
-#: and (hits, misses); without, in (total, spare) and (hits, spare): an invalid label counts
-#: nowhere then.
+#: The flat state: one slot per error kind, then the fused path's bins by code (see
+#: `top_k_codes`): [total, invalid, spare, spare] for row 0 and [hits, misses, spare,
+#: non-finite rows] for row 1. Without value checks the codes (0 or 1) land in (total, spare)
+#: and (hits, spare): an invalid label counts nowhere then.
 _KINDS = 4
-_TOTAL, _INVALID_BIN, _HITS = _KINDS, _KINDS + 1, _KINDS + 3
-_SIZE = _KINDS + 6
+_TOTAL, _INVALID_BIN, _HITS, _NONFINITE_BIN = _KINDS, _KINDS + 1, _KINDS + 4, _KINDS + 7
+_SIZE = _KINDS + 8
 
 
 @final
@@ -48,8 +47,9 @@ class TopKAccuracyMetric(HeldErrors):
     Args:
         k: How many of the highest scores count as a hit (>= 1; k >= num_classes always hits).
         name: Metric name; defaults to "top_k_accuracy".
-        check_values: Count labels outside `[0, num_classes)`, non-finite scores and negative
-            weights and raise them at compute.
+        check_values: Count labels outside `[0, num_classes)`, samples with a NaN or infinite
+            score (each ranks wrongly, or not at all) and negative weights and raise them at
+            compute.
 
     Example:
         >>> top2 = TopKAccuracyMetric(2)
@@ -96,10 +96,12 @@ class TopKAccuracyMetric(HeldErrors):
     def _held_totals(self, values: list[float]) -> list[float]:
         totals = list(values[:_KINDS])
         totals[0] += values[_INVALID_BIN]
+        totals[1] += values[_NONFINITE_BIN]
         return totals
 
     def _held_device_totals(self, state: Tensor) -> Tensor:
-        return torch.cat([state[:1] + state[_INVALID_BIN], state[1:_KINDS]])
+        bins = torch.stack([state[_INVALID_BIN], state[_NONFINITE_BIN]])
+        return torch.cat([state[:2] + bins, state[2:_KINDS]])
 
     def _add_counts(self, state: Tensor, hits: Tensor, total: Tensor) -> None:
         self._state_view(state, "counts[hits]", lambda s: s[_HITS]).add_(hits)
@@ -144,12 +146,12 @@ class TopKAccuracyMetric(HeldErrors):
             return False
         labels, predictions = rows_of
         rows = labels.shape[0]
-        codes = top_k_codes(labels, predictions, self.k)
-        bins = state.as_strided((2, 2), (3, 1 if self.check_values else 2), _TOTAL)
-        bins.scatter_add_(1, codes, unit_constant(state).expand(2, rows))
+        codes = top_k_codes(labels, predictions, self.k, self.check_values)
         if self.check_values:
-            # x - x is 0 for a finite score and NaN otherwise: every non-finite score, one count
-            self.record_errors(nonfinite_predictions=torch.count_nonzero(predictions - predictions))
+            bins = state.as_strided((2, 4), (4, 1), _TOTAL)
+        else:
+            bins = state.as_strided((2, 2), (4, 2), _TOTAL)
+        bins.scatter_add_(1, codes, unit_constant(state).expand(2, rows))
         return True
 
     def compute(self) -> Tensor:
