@@ -8,10 +8,12 @@ import torch
 from torch import Tensor
 
 from torchtally.functional._blocks import add_pieces, blocked
-from torchtally.functional._checks import check_same_shape
+from torchtally.functional._checks import check_same_shape, count_negative, count_nonfinite
+from torchtally.functional.regression._fused import float64_constants, under_vmap
 from torchtally.functional.regression._workspace import float64_scratch, scratch_allowed
 
 __all__ = [
+    "add_weighted",
     "mean",
     "mean_compute",
     "mean_update",
@@ -19,6 +21,7 @@ __all__ = [
     "perplexity_update",
     "scalar_weight_mean_update",
     "scalar_weight_sum",
+    "scalar_weight_sum_checked",
 ]
 
 
@@ -119,6 +122,104 @@ def scalar_weight_sum(value: Tensor, weight: float) -> tuple[Tensor, float]:
     if scale == 1.0:
         return _batch_sum(value), float(value.numel())
     return _sum_to_float64(value) * scale, value.numel() * scale
+
+
+def add_weighted(
+    totals: Tensor, value: Tensor, weight: Tensor | float, checked: bool
+) -> tuple[Tensor | None, Tensor | None]:
+    """Add `[Σ w·v, Σ w]` of one batch to `totals` (float64 `(2,)`) in few kernels, for an
+    update off the eager CPU path; with `checked`, return the non-finite value and negative
+    (or NaN) weight counts (None: that kind cannot occur). The same float64 sums as
+    `mean_update`, in another order.
+
+    One `cat` makes the float64 rows `[v, 1]` (`[v, 1, w]` for a weight per value), and one
+    matrix-vector product adds both sums to the state: `[v, 1] @ 1` times a Python weight,
+    `[v, 1] @ w` for a weight per value.
+    """
+    nonfinite = count_nonfinite(value) if checked else None
+    if under_vmap(totals):
+        # Vectorized over replicas (a `BootStrapper`): the in-place products have no batching
+        # rule, and a `cat` of the replicas' weights with unbatched rows fixes the batch size
+        # of a compiled graph; the plain sums are added instead.
+        if isinstance(weight, Tensor):
+            weighted_sum, weight_total = mean_update(value, weight)
+        else:
+            weighted_sum, scalar_total = scalar_weight_mean_update(value, float(weight))
+            weight_total = weighted_sum.new_full((), scalar_total)
+        totals.add_(torch.stack([weighted_sum, weight_total]))
+        negative = count_negative(weight) if checked and isinstance(weight, Tensor) else None
+        return nonfinite, negative
+    _, one = float64_constants(value)
+    flat = value.reshape(1, -1)
+    size = flat.shape[1]
+    if not isinstance(weight, Tensor):
+        rows = torch.cat([flat, one.expand(1, size)])
+        scale = float(weight)
+        if scale != 0.0:
+            totals.addmv_(rows, rows[1], alpha=scale)
+        else:
+            # alpha=0 would not read the product at all (BLAS): Σv·0 keeps NaN·0 = NaN
+            totals.add_(torch.mv(rows, rows[1]).mul_(0.0))
+        return nonfinite, None
+    weight = weight.to(value.device)
+    if weight.shape == value.shape and value.dim() > 0:
+        rows = torch.cat([flat, one.expand(1, size), weight.reshape(1, -1)])
+        totals.addmv_(rows[0:2], rows[2])  # [Σv·w, Σ1·w]
+        if not checked:
+            return nonfinite, None
+        # min(w, 0) is not 0 exactly where `w >= 0` fails: negative or NaN (as count_negative
+        # counts, in two kernels instead of three)
+        return nonfinite, torch.count_nonzero(rows[2].clamp(max=0.0))
+    if weight.numel() == 1 and size > 0 and weight.dim() <= value.dim():
+        # One weight for every value: [Σv, N] times w (an empty batch takes the general
+        # path, where an infinite weight still adds 0)
+        rows = torch.cat([flat, one.expand(1, size)])
+        totals.addcmul_(torch.mv(rows, rows[1]), weight.reshape(()))
+    else:
+        weighted_sum, weight_total = mean_update(value, weight)
+        totals.add_(torch.stack([weighted_sum, weight_total]))
+    return nonfinite, count_negative(weight) if checked else None
+
+
+#: Finite float64 stand-in written over a non-finite float32 value by
+#: `scalar_weight_sum_checked`: any float64 sum of float32 values (|x| < 2^128, at most 2^31 of
+#: them) stays below 2^159, far under half a unit in the last place of a multiple of the mark,
+#: so a sum holding k marks is exactly k marks (in any order), and the count is the sum over
+#: the mark, truncated.
+VALUE_MARK = 2.0**300
+
+
+def scalar_weight_sum_checked(value: Tensor, weight: float) -> tuple[Tensor, float, Tensor | None]:
+    """`scalar_weight_sum` and the `count_nonfinite` of `value`.
+
+    Eager on CPU, for a large contiguous float32 batch, in one pass per block instead of two
+    over the batch: each block's float64 copy (a reused cache-sized buffer, where the sum
+    converts a fresh batch-sized copy) has its non-finite entries replaced by `VALUE_MARK`,
+    and the block sums count them. A batch with a non-finite value then adds a finite,
+    meaningless sum, never read: its count makes `compute` raise. Elsewhere, the sum and
+    `count_nonfinite`."""
+    rows = blocked(value, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+    if (
+        rows is None
+        or value.dtype != torch.float32
+        or not value.is_contiguous()
+        or not scratch_allowed(value)
+    ):
+        total, weight_total = scalar_weight_sum(value, weight)
+        return total, weight_total, count_nonfinite(value)
+    flat = value.view(-1)
+    (scratch,) = float64_scratch(1, rows)
+    marked: Tensor | None = None
+    for start in range(0, flat.shape[0], rows):
+        block = flat[start : start + rows]
+        copy = scratch[: block.shape[0]].copy_(block)
+        piece = copy.nan_to_num_(VALUE_MARK, VALUE_MARK, VALUE_MARK).sum()
+        marked = piece if marked is None else marked.add_(piece)
+    assert marked is not None  # blocked() never splits an empty batch
+    bad = (marked * (1.0 / VALUE_MARK)).to(torch.int64)
+    scale = float(weight)
+    total = marked if scale == 1.0 else marked * scale
+    return total, value.numel() * scale, bad
 
 
 def _broadcast_shape(a: torch.Size, b: torch.Size) -> torch.Size | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from typing import final
+from typing import Any, cast, final
 
 import torch
 from torch import Tensor
@@ -11,9 +11,11 @@ from torch import Tensor
 from torchtally._errors import ErrorKinds, check_choice, tracing, user_stacklevel
 from torchtally.functional._checks import check_tensor, count_negative, count_nonfinite
 from torchtally.functional.aggregation._mean import (
+    add_weighted,
     mean_compute,
     mean_update,
     scalar_weight_sum,
+    scalar_weight_sum_checked,
 )
 from torchtally.functional.aggregation._perplexity import (
     LOSS_REDUCTIONS,
@@ -22,6 +24,7 @@ from torchtally.functional.aggregation._perplexity import (
     perplexity_loss_update,
 )
 from torchtally.functional.classification._inputs import check_index_labels
+from torchtally.functional.regression._fused import eager_cpu
 from torchtally.metrics._base import Metric
 
 __all__ = ["MeanMetric", "PerplexityMetric"]
@@ -54,8 +57,9 @@ class MeanMetric(Metric):
 
     def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:
         super().__init__(name, check_values=check_values)
-        self.register_state("weighted_sum", torch.zeros((), dtype=torch.float64))
-        self.register_state("weight_total", torch.zeros((), dtype=torch.float64))
+        #: [weighted sum, weight total]: one tensor, so that a GPU update adds both in one op.
+        self.register_state("totals", torch.zeros(2, dtype=torch.float64))
+        self._views: tuple[Tensor, Tensor, Tensor] | None = None
 
     def update(self, value: Tensor | float, weight: Tensor | float = 1.0) -> None:
         """Add `value` (any shape) with `weight` (broadcast to it)."""
@@ -68,24 +72,51 @@ class MeanMetric(Metric):
         if self.check_values and not isinstance(weight, Tensor) and not weight >= 0:
             # A Python number is checked right here: there is no tensor to count it into.
             raise ValueError(f"Argument `weight` must be >= 0. Received: weight={weight!r}")
-        # The (1,) buffers themselves: a 0-d state read as `self.weighted_sum` costs a failed
-        # attribute lookup, __getattr__ and a view check per call.
-        buffers = self._buffers
+        # The (2,) buffer itself: a state read as `self.totals` costs a failed attribute
+        # lookup and __getattr__.
+        totals: Tensor = self._buffers["totals"]  # type: ignore[assignment]
+        if not eager_cpu(value):
+            counts = add_weighted(totals, value, weight, self.check_values)
+            if self.check_values:
+                self.record_errors(nonfinite_values=counts[0], negative_weights=counts[1])
+            return
+        weight_total: Tensor | float
         if not isinstance(weight, Tensor):
             # A Python weight: its total is a number, added without making a tensor for it.
-            weighted_sum, scalar_total = scalar_weight_sum(value, weight)
             if self.check_values:
-                self.record_errors(nonfinite_values=count_nonfinite(value))
-            buffers["weighted_sum"].add_(weighted_sum)  # type: ignore[union-attr]
-            buffers["weight_total"].add_(scalar_total)  # type: ignore[union-attr]
-            return
-        weighted_sum, weight_total = mean_update(value, weight)
-        if self.check_values:
-            self.record_errors(
-                nonfinite_values=count_nonfinite(value), negative_weights=count_negative(weight)
-            )
-        buffers["weighted_sum"].add_(weighted_sum)  # type: ignore[union-attr]
-        buffers["weight_total"].add_(weight_total)  # type: ignore[union-attr]
+                weighted_sum, weight_total, bad = scalar_weight_sum_checked(value, weight)
+                self.record_errors(nonfinite_values=bad)
+            else:
+                weighted_sum, weight_total = scalar_weight_sum(value, weight)
+        else:
+            weighted_sum, weight_total = mean_update(value, weight)
+            if self.check_values:
+                self.record_errors(
+                    nonfinite_values=count_nonfinite(value),
+                    negative_weights=count_negative(weight),
+                )
+        # Cached views of the two entries (a select per call costs a dispatch).
+        views = self._views
+        if views is None or views[0] is not totals:
+            views = self._views = (totals, totals[0], totals[1])
+        views[1].add_(weighted_sum)
+        views[2].add_(weight_total)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        # A pickled view is unpickled as a tensor of its own, no longer an alias of the state.
+        state["_views"] = None
+        return state
+
+    @property
+    def weighted_sum(self) -> Tensor:
+        """Σ weight·value so far (a 0-d view of the state `totals`)."""
+        return cast(Tensor, self.totals[0])
+
+    @property
+    def weight_total(self) -> Tensor:
+        """Σ weight so far (a 0-d view of the state `totals`)."""
+        return cast(Tensor, self.totals[1])
 
     def compute(self) -> Tensor:
         return mean_compute(self.weighted_sum, self.weight_total)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import cast, final
+from typing import Any, cast, final
 
 import torch
 from torch import Tensor
 
 from torchtally._errors import ErrorKinds
-from torchtally.functional._checks import check_tensor, count_nonfinite
+from torchtally.functional._checks import check_same_shape, check_tensor, count_nonfinite
 from torchtally.functional.regression._errors import (
     absolute_error_sum,
     absolute_error_sum_checked,
@@ -17,9 +17,23 @@ from torchtally.functional.regression._errors import (
     squared_error_sum,
     squared_error_sum_checked,
 )
+from torchtally.functional.regression._fused import (
+    count_table,
+    difference_table,
+    eager_cpu,
+    error_rows,
+)
 from torchtally.metrics._base import Metric
 
 __all__ = ["MAEMetric", "MSEMetric", "SMAPEMetric"]
+
+#: The smallest positive float64 (a subnormal).
+_TINIEST = float(torch.finfo(torch.float64).smallest_normal) * 2.0**-52
+
+
+def _add_row_sums(totals: Tensor, rows: Tensor) -> None:
+    """totals += the row sums of `rows`, whose first row holds ones (it is the vector)."""
+    totals.addmv_(rows, rows[0])
 
 
 class _MeanErrorMetric(Metric):
@@ -34,8 +48,9 @@ class _MeanErrorMetric(Metric):
 
     def __init__(self, name: str | None = None, *, check_values: bool = True) -> None:
         super().__init__(name, check_values=check_values)
-        self.register_state("error_sum", torch.zeros((), dtype=torch.float64))
-        self.register_state("count", torch.zeros((), dtype=torch.float64))
+        #: [element count, error sum]: one tensor, so that a GPU update adds both in one op.
+        self.register_state("totals", torch.zeros(2, dtype=torch.float64))
+        self._views: tuple[Tensor, Tensor, Tensor] | None = None
 
     @staticmethod
     @abstractmethod
@@ -53,6 +68,11 @@ class _MeanErrorMetric(Metric):
             count_nonfinite(predictions),
         )
 
+    @staticmethod
+    @abstractmethod
+    def _fold(table: Tensor, totals: Tensor) -> None:
+        """Add the count and error sum of a `difference_table` to `totals` (few kernels)."""
+
     def update(self, labels: Tensor, predictions: Tensor) -> None:
         """Add one batch of targets and predictions (same shape).
 
@@ -63,20 +83,48 @@ class _MeanErrorMetric(Metric):
             check_tensor("labels", labels),
             check_tensor("predictions", predictions),
         )
+        # The (2,) buffer itself: a state read as `self.totals` costs a failed attribute
+        # lookup and __getattr__.
+        totals: Tensor = self._buffers["totals"]  # type: ignore[assignment]
+        if not eager_cpu(labels):
+            check_same_shape("labels", labels, "predictions", predictions)
+            table = difference_table(labels, predictions)
+            if self.check_values:
+                counts = count_table(table)
+                self.record_errors(nonfinite_labels=counts[0], nonfinite_predictions=counts[1])
+            self._fold(table, totals)
+            return
         if self.check_values:
             error_sum, bad_labels, bad_predictions = self._checked_sum(labels, predictions)
             self.record_errors(nonfinite_labels=bad_labels, nonfinite_predictions=bad_predictions)
         else:
             error_sum = self._batch_sum(labels, predictions)
-        # The (1,) buffers themselves (a 0-d state read as `self.count` costs a failed
-        # attribute lookup and __getattr__), and the count as a Python float: no tensor made
-        # for it (an int into the float64 state takes a slower promoting path, ~1.7 µs).
-        buffers = self._buffers
-        buffers["error_sum"].add_(error_sum)  # type: ignore[union-attr]
-        buffers["count"].add_(float(labels.numel()))  # type: ignore[union-attr]
+        # Cached views of the two entries (a select per call costs a dispatch), and the count
+        # as a Python float: no tensor made for it.
+        views = self._views
+        if views is None or views[0] is not totals:
+            views = self._views = (totals, totals[0], totals[1])
+        views[2].add_(error_sum)
+        views[1].add_(float(labels.numel()))
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        # A pickled view is unpickled as a tensor of its own, no longer an alias of the state.
+        state["_views"] = None
+        return state
+
+    @property
+    def count(self) -> Tensor:
+        """Elements seen (a 0-d view of the state `totals`)."""
+        return cast(Tensor, self.totals[0])
+
+    @property
+    def error_sum(self) -> Tensor:
+        """Sum of the per-element error so far (a 0-d view of the state `totals`)."""
+        return cast(Tensor, self.totals[1])
 
     def compute(self) -> Tensor:
-        return cast(Tensor, self.scale * self.error_sum / self.count)
+        return self.scale * self.error_sum / self.count
 
     def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
         return len(args) == 2  # an error sum and a count over elements
@@ -98,6 +146,12 @@ class MSEMetric(_MeanErrorMetric):
     higher_is_better = False
 
     _batch_sum = staticmethod(squared_error_sum)
+
+    @staticmethod
+    def _fold(table: Tensor, totals: Tensor) -> None:
+        rows = error_rows(table)  # [-1, -(p - y)]
+        # Two batched dot products, each row with itself: [n, Σ(p - y)²] added in one op.
+        totals.view(2, 1, 1).baddbmm_(rows.unsqueeze(1), rows.unsqueeze(2))
 
     @classmethod
     def _checked_sum(
@@ -122,6 +176,11 @@ class MAEMetric(_MeanErrorMetric):
     higher_is_better = False
 
     _batch_sum = staticmethod(absolute_error_sum)
+
+    @staticmethod
+    def _fold(table: Tensor, totals: Tensor) -> None:
+        rows = error_rows(table).abs_()  # [1, |p - y|], in place
+        _add_row_sums(totals, rows)  # [Σ1·1, Σ|p - y|·1]
 
     @classmethod
     def _checked_sum(
@@ -150,3 +209,14 @@ class SMAPEMetric(_MeanErrorMetric):
 
     scale = 200.0
     _batch_sum = staticmethod(smape_sum)
+
+    @staticmethod
+    def _fold(table: Tensor, totals: Tensor) -> None:
+        rows = table[0:5, 0].abs_()  # |y|, |p|, 1, (y - y), |p - y|
+        denominator = rows[0].add_(rows[1])
+        # |p| + |y| is 0 only where p = y = 0, whose |p - y| = 0 then adds 0 / tiny = 0 (the
+        # functional's where(denominator == 0, 1, ...) in one op: every other denominator of
+        # float values is at least the tiniest float64); NaN stays NaN.
+        denominator.clamp_(min=_TINIEST)
+        rows[4].div_(denominator)
+        _add_row_sums(totals, rows[2:5:2])  # [1, |p - y| / (|p| + |y|)]

@@ -9,7 +9,7 @@ from torch import Tensor
 
 from torchtally._errors import ErrorKinds, check_choice, check_int
 from torchtally.functional._checks import check_tensor
-from torchtally.functional.regression._r2 import MULTIOUTPUT, r2_compute, r2_sums, r2_sums_checked
+from torchtally.functional.regression._r2 import MULTIOUTPUT, add_r2_gram, gram_sums, r2_compute
 from torchtally.metrics._base import Metric
 
 __all__ = ["R2ScoreMetric"]
@@ -58,9 +58,9 @@ class R2ScoreMetric(Metric):
         super().__init__(name, check_values=check_values)
         self.num_outputs = num_outputs
         self.multioutput = multioutput
-        for state in ("sum_y", "sum_y2", "sum_squared_error"):
-            self.register_state(state, torch.zeros(num_outputs, dtype=torch.float64))
-        self.register_state("count", torch.zeros((), dtype=torch.float64))
+        # Per output, the Gram matrix of the rows [y, 1, p - y]: n, Σy, Σy², Σ(p - y)² (what
+        # R² needs) and Σ(p - y), Σy(p - y), all added by one matrix product per update.
+        self.register_state("gram", torch.zeros(num_outputs, 3, 3, dtype=torch.float64))
 
     def update(self, labels: Tensor, predictions: Tensor) -> None:
         """Add one batch of targets and predictions (same shape).
@@ -79,24 +79,33 @@ class R2ScoreMetric(Metric):
                 f"Argument `labels` must have shape (N,) for num_outputs=1 or (N, num_outputs). "
                 f"Received: labels.shape={tuple(labels.shape)}, num_outputs={self.num_outputs}"
             )
+        gram: Tensor = self._buffers["gram"]  # type: ignore[assignment]
+        counts = add_r2_gram(gram, labels, predictions, checked=self.check_values)
         if self.check_values:
-            sum_y, sum_y2, sse, bad_labels, bad_predictions = r2_sums_checked(labels, predictions)
-            self.record_errors(nonfinite_labels=bad_labels, nonfinite_predictions=bad_predictions)
-        else:
-            sum_y, sum_y2, sse = r2_sums(labels, predictions)
-        # The buffers themselves (a 0-d state read as `self.count` costs a failed attribute
-        # lookup and __getattr__), and the count as a Python float: no tensor made
-        # for it (an int into the float64 state takes a slower promoting path, ~1.7 µs).
-        buffers = self._buffers
-        buffers["sum_y"].add_(sum_y)  # type: ignore[union-attr]
-        buffers["sum_y2"].add_(sum_y2)  # type: ignore[union-attr]
-        buffers["sum_squared_error"].add_(sse)  # type: ignore[union-attr]
-        buffers["count"].add_(float(rows))  # type: ignore[union-attr]
+            self.record_errors(nonfinite_labels=counts[0], nonfinite_predictions=counts[1])
+
+    @property
+    def sum_y(self) -> Tensor:
+        """Σy per output (a view of the state `gram`)."""
+        return gram_sums(self.gram)[0]
+
+    @property
+    def sum_y2(self) -> Tensor:
+        """Σy² per output (a view of the state `gram`)."""
+        return gram_sums(self.gram)[1]
+
+    @property
+    def sum_squared_error(self) -> Tensor:
+        """Σ(p - y)² per output (a view of the state `gram`)."""
+        return gram_sums(self.gram)[2]
+
+    @property
+    def count(self) -> Tensor:
+        """Samples seen (a 0-d view of the state `gram`)."""
+        return gram_sums(self.gram)[3]
 
     def compute(self) -> Tensor:
-        return r2_compute(
-            self.sum_y, self.sum_y2, self.sum_squared_error, self.count, self.multioutput
-        )
+        return r2_compute(*gram_sums(self.gram), self.multioutput)
 
     def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
         return len(args) == 2  # sums over rows
