@@ -7,22 +7,20 @@ import math
 import torch
 from torch import Tensor
 
-from torchtally._errors import check_choice, tracing
+from torchtally._errors import check_choice
 from torchtally.functional._blocks import blocked
 from torchtally.functional._checks import check_same_shape, count_nonfinite
 from torchtally.functional.regression._errors import LABEL_MARK, PREDICTION_MARK
-from torchtally.functional.regression._fused import count_table, difference_table, eager_cpu
+from torchtally.functional.regression._fused import count_table, difference_table
 from torchtally.functional.regression._workspace import (
     float64_scratch,
-    gram_rows,
     leading,
     scratch_allowed,
 )
 
 __all__ = [
     "MULTIOUTPUT",
-    "add_r2_gram",
-    "gram_sums",
+    "add_r2_sums_fused",
     "r2_compute",
     "r2_score",
     "r2_sums",
@@ -43,19 +41,15 @@ def r2_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tens
     return sum_y, sum_y2, sse, sum_y.new_full((), labels.shape[0] if labels.dim() else 1)
 
 
-def gram_sums(gram: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    """Σy, Σy², Σ(p - y)² per output and the sample count, read from a `(k, 3, 3)` Gram
-    matrix of the rows `[y, 1, p - y]` (views)."""
-    return gram[:, 0, 1], gram[:, 0, 0], gram[:, 2, 2], gram[0, 1, 1]
-
-
 def r2_sums(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """`r2_update` without the count (a metric adds `labels.shape[0]` as a number); 0-d sums
     for `(N,)` labels (they add into a `(1,)` state as they are)."""
     check_same_shape("labels", labels, "predictions", predictions)
-    gram = _zeros_like_gram(labels)
-    add_r2_gram(gram, labels, predictions)
-    return _shaped_sums(gram, labels)
+    outputs = math.prod(labels.shape[1:])
+    rows = blocked(labels, outputs, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+    if rows is None or not scratch_allowed(labels, predictions):
+        return _r2_piece(labels, predictions)
+    return _r2_blocks(labels, predictions, rows, outputs, marked=False)
 
 
 def r2_sums_checked(
@@ -63,158 +57,116 @@ def r2_sums_checked(
 ) -> tuple[Tensor, Tensor, Tensor, Tensor | None, Tensor | None]:
     """`r2_sums` and the `count_nonfinite` of labels and predictions.
 
-    The sums are meaningless when a count is not zero (`compute` then raises)."""
-    check_same_shape("labels", labels, "predictions", predictions)
-    gram = _zeros_like_gram(labels)
-    bad_labels, bad_predictions = add_r2_gram(gram, labels, predictions, checked=True)
-    return (*_shaped_sums(gram, labels), bad_labels, bad_predictions)
-
-
-def _zeros_like_gram(labels: Tensor) -> Tensor:
-    outputs = math.prod(labels.shape[1:])
-    return torch.zeros(outputs, 3, 3, dtype=torch.float64, device=labels.device)
-
-
-def _shaped_sums(gram: Tensor, labels: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-    sum_y, sum_y2, sse, _ = gram_sums(gram)
-    if labels.dim() <= 1:
-        return sum_y[0], sum_y2[0], sse[0]
-    return sum_y, sum_y2, sse
-
-
-def add_r2_gram(
-    gram: Tensor, labels: Tensor, predictions: Tensor, checked: bool = False
-) -> tuple[Tensor | None, Tensor | None]:
-    """Add the Gram matrix of the rows `[y, 1, p - y]` of each output (`(N,)` or `(N, k)`
-    inputs, `(k, 3, 3)` float64 `gram`: n, Σy, Σy², Σ(p - y), Σy(p - y), Σ(p - y)²), in
-    float64 arithmetic; with `checked`, return the non-finite label and prediction counts
-    (0-d int64; None for an input that cannot hold them).
-
-    Off the eager CPU path: the few-kernel form of `_fused`. Eager on CPU: the rows are built
-    in float64 buffers, in blocks of rows for a large batch (reused cache-sized buffers
-    instead of fresh batch-sized allocations), one matrix product per block. For large
-    float32 batches with `checked`, the counts come out of the Gram matrix itself: non-finite
-    entries of the float64 copies are overwritten in place by finite marks (`_errors`'
-    `LABEL_MARK`, `PREDICTION_MARK`), Σy counting the label marks and Σ(p - y)² the
-    prediction marks; the sums of such a batch are meaningless (its counts make `compute`
-    raise).
+    Eager on CPU, for large float32 batches, the counts come out of the sums (Σy counts the
+    label marks, Σ(p - y)² the prediction marks; see `squared_error_sum_checked`): one
+    in-place pass per input over a cache-warm block instead of two count passes per input.
+    The sums are meaningless when a count is not zero (`compute` then raises).
     """
     check_same_shape("labels", labels, "predictions", predictions)
-    if not eager_cpu(labels):
-        table = difference_table(labels, predictions, columns=True)
-        counts = count_table(table) if checked else None
-        # [-y, -1, -(p - y)] per output: the signs cancel in every product
-        _add_gram(gram, table[0:5:2].transpose(0, 1))
-        return (counts[0], counts[1]) if counts is not None else (None, None)
-    rows = blocked(labels, gram.shape[0], from_elements=_BLOCK_FROM, block_elements=_BLOCK)
-    # The thread's reused buffers, unless autograd records the inputs (see scratch_allowed)
-    # or a trace would keep them as constants.
-    reuse = scratch_allowed(labels, predictions) and not (
-        torch.jit.is_tracing() or tracing(labels, predictions)
-    )
-    marked = (
-        checked
-        and rows is not None
-        and reuse
-        and gram.shape[0] == 1
-        and labels.dtype == torch.float32
-        and predictions.dtype == torch.float32
-    )
-    if gram.shape[0] == 1:
-        y2, y, yd, d, d2 = _one_output_sums(labels, predictions, rows, reuse, marked).unbind()
-        count = y.new_full((), float(labels.numel()))
-        gram.view(9).add_(torch.stack([y2, y, yd, y, count, d, yd, d, d2]))
-        if marked:
-            # A whole number of marks, or far below one mark (see _errors.PREDICTION_MARK)
-            bad_labels = (y * (1.0 / LABEL_MARK)).to(torch.int64)
-            bad_predictions = (d2 * (1.0 / (PREDICTION_MARK * PREDICTION_MARK))).to(torch.int64)
-            return bad_labels, bad_predictions
+    outputs = math.prod(labels.shape[1:])
+    rows = blocked(labels, outputs, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+    if (
+        rows is None
+        or labels.dtype != torch.float32
+        or predictions.dtype != torch.float32
+        or not scratch_allowed(labels, predictions)
+    ):
+        sum_y, sum_y2, sse = r2_sums(labels, predictions)
+        return sum_y, sum_y2, sse, count_nonfinite(labels), count_nonfinite(predictions)
+    sum_y, sum_y2, sse = _r2_blocks(labels, predictions, rows, outputs, marked=True)
+    # Per output a whole number of marks, or far below one mark (see _errors.PREDICTION_MARK)
+    bad_labels = (sum_y * (1.0 / LABEL_MARK)).to(torch.int64)
+    bad_predictions = (sse * (1.0 / (PREDICTION_MARK * PREDICTION_MARK))).to(torch.int64)
+    if outputs > 1:
+        bad_labels, bad_predictions = bad_labels.sum(), bad_predictions.sum()
+    return sum_y, sum_y2, sse, bad_labels, bad_predictions
+
+
+def add_r2_sums_fused(
+    sums: Tensor, labels: Tensor, predictions: Tensor, checked: bool
+) -> Tensor | None:
+    """Add one batch's per-output `[Σy², n, Σ(p - y)², Σy]` to `sums` (float64 `(4, k)`) in few
+    kernels (`_fused`'s table), for an update off the eager CPU path; with `checked`, return
+    the non-finite label and prediction counts, `(2,)` int64.
+
+    One output: three dot products of the rows `[-y, -1, -(p - y)]` with themselves, one
+    batched product (the signs cancel), and Σ(-y)(-1) = Σy, one matrix-vector product."""
+    check_same_shape("labels", labels, "predictions", predictions)
+    table = difference_table(labels, predictions, columns=True)
+    counts = count_table(table) if checked else None
+    rows = table[0:5:2]  # [-y, -1, -(p - y)], (3, k, N)
+    if sums.shape[1] == 1:
+        flat = rows[:, 0]
+        sums[0:3].view(3, 1, 1).baddbmm_(flat.unsqueeze(1), flat.unsqueeze(2))
+        sums[3].addmv_(flat[0:1], flat[1])
     else:
-        _add_blocks(gram, labels, predictions, rows, reuse)
-    if not checked:
-        return None, None
-    return count_nonfinite(labels), count_nonfinite(predictions)
+        sums[0:3].add_(rows.square().sum(-1))
+        sums[3].sub_(rows[0].sum(-1))
+    return counts
 
 
-#: From this many elements an eager CPU update works in blocks of about `_BLOCK` elements.
-_BLOCK_FROM = 1 << 16
-_BLOCK = 1 << 16
-
-
-def _one_output_sums(
-    labels: Tensor, predictions: Tensor, rows: int | None, reuse: bool, marked: bool
-) -> Tensor:
-    """Eager CPU, one output: `[Σy², Σy, Σy(p - y), Σ(p - y), Σ(p - y)²]` (float64), `rows`
-    rows at a time (None: the whole batch at once), in the thread's reused float64 buffers
-    or fresh ones; `marked`: non-finite inputs replaced by their marks first."""
-    y, p = labels.reshape(-1), predictions.reshape(-1)
-    total = y.shape[0]
-    step = max(1, total if rows is None else min(rows, total))
-    sums: Tensor | None = None
-    for start in range(0, total or 1, step):  # an empty batch: one empty block
-        size = min(step, total - start)
-        y_block = y if size == total else y[start : start + size]
-        p_block = p if size == total else p[start : start + size]
-        if reuse:
-            first, second = float64_scratch(2, size)
-            label_row, residual = leading(first, size), leading(second, size)
-            label_row.copy_(y_block)
-            residual.copy_(p_block)
-        else:
-            label_row, residual = y_block.to(torch.float64), p_block.to(torch.float64)
-            if residual is p_block:  # already float64: never write the caller's tensor
-                residual = residual.clone()
-        if marked:
-            label_row.nan_to_num_(LABEL_MARK, LABEL_MARK, LABEL_MARK)
-            residual.nan_to_num_(PREDICTION_MARK, PREDICTION_MARK, PREDICTION_MARK)
-        residual.sub_(label_row)
-        # Separate reductions: cheaper on a CPU than one product with a row of ones
-        piece = torch.stack(
-            [
-                torch.dot(label_row, label_row),
-                label_row.sum(),
-                torch.dot(label_row, residual),
-                residual.sum(),
-                torch.dot(residual, residual),
-            ]
-        )
-        sums = piece if sums is None else sums.add_(piece)
-    assert sums is not None
+def _r2_blocks(
+    labels: Tensor, predictions: Tensor, rows: int, outputs: int, marked: bool
+) -> tuple[Tensor, Tensor, Tensor]:
+    # Eager CPU, a large batch: in blocks of rows, so that the float64 copies are
+    # cache-sized scratch buffers reused by every block and every call instead of fresh
+    # batch-sized allocations.
+    scratch = float64_scratch(2, min(rows, labels.shape[0]) * outputs)
+    if rows >= labels.shape[0]:  # one block: no slices
+        return _r2_piece(labels, predictions, scratch, marked)
+    sums = _r2_piece(labels[:rows], predictions[:rows], scratch, marked)
+    for start in range(rows, labels.shape[0], rows):
+        stop = start + rows
+        piece = _r2_piece(labels[start:stop], predictions[start:stop], scratch, marked)
+        for total, part in zip(sums, piece, strict=True):
+            total.add_(part)
     return sums
 
 
-def _add_blocks(
-    gram: Tensor, labels: Tensor, predictions: Tensor, rows: int | None, reuse: bool
-) -> None:
-    """Eager CPU, several outputs: add the Gram matrices of `[y, 1, p - y]` per output, `rows`
-    rows at a time (None: the whole batch at once), through the thread's reused row buffers
-    or fresh ones."""
-    total = labels.shape[0]
-    step = max(1, total if rows is None else min(rows, total))
-    y, p = labels.t(), predictions.t()
-    outputs = gram.shape[0]
-    for start in range(0, total, step):
-        size = min(step, total - start)
-        block = gram_rows(outputs, size) if reuse else _fresh_rows(outputs, size)
-        label_row, residual = block[:, 0], block[:, 2]
-        label_row.copy_(y if size == total else y[:, start : start + size])
-        residual.copy_(p if size == total else p[:, start : start + size])
-        residual.sub_(label_row)
-        _add_gram(gram, block)
+#: From this many elements an eager CPU update works in blocks of about `_BLOCK` elements
+#: (2^16: the 65536 rows of four held-back 16384-row batches, 2-7 % faster blocked; blocks of
+#: 2^18 measured fastest at 2^18 and 2^20 elements, one intra-op thread).
+_BLOCK_FROM = 1 << 16
+_BLOCK = 1 << 18
 
 
-def _add_gram(gram: Tensor, rows: Tensor) -> None:
-    """gram += rows @ rows.T per output (`(k, 3, N)` rows, a strided view is fine)."""
-    if rows.shape[0] == 1:
-        gram[0].addmm_(rows[0], rows[0].t())
+def _shaped(buffer: Tensor, size: int, shape: torch.Size) -> Tensor:
+    head = leading(buffer, size)
+    return head if len(shape) == 1 else head.view(shape)
+
+
+def _r2_piece(
+    labels: Tensor, predictions: Tensor, scratch: list[Tensor] | None = None, marked: bool = False
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Σy, Σy², Σ(p - y)² of one piece in float64 arithmetic, in fresh float64 copies or in
+    `scratch` (two float64 buffers of at least `labels.numel()` elements, overwritten);
+    `marked` (float32 inputs, with scratch): non-finite inputs replaced by their marks."""
+    if scratch is None:
+        y = labels.double()
+        # (p - y)² = (y - p)², taken in place in the predictions' float64 copy (one
+        # batch-sized buffer, not two; float64 on both sides: the vectorized same-dtype
+        # kernel); a float64 input is never written
+        residual = predictions.double()
+        residual = residual - y if residual is predictions else residual.sub_(y)
     else:
-        gram.baddbmm_(rows, rows.transpose(1, 2))
-
-
-def _fresh_rows(outputs: int, size: int) -> Tensor:
-    block = torch.empty(outputs, 3, size, dtype=torch.float64)
-    block[:, 1].fill_(1.0)
-    return block
+        size, shape = labels.numel(), labels.shape
+        y = labels if labels.dtype == torch.float64 else _shaped(scratch[0], size, shape)
+        if y is not labels:
+            y.copy_(labels)
+        residual = _shaped(scratch[1], size, shape).copy_(predictions)
+        if marked:
+            y.nan_to_num_(LABEL_MARK, LABEL_MARK, LABEL_MARK)
+            residual.nan_to_num_(PREDICTION_MARK, PREDICTION_MARK, PREDICTION_MARK)
+        residual.sub_(y)
+    if y.dim() == 1:
+        # One dot product squares and sums in a single pass with no squared buffer.
+        return y.sum(), torch.dot(y, y), torch.dot(residual, residual)
+    y = y.reshape(y.shape[0], math.prod(y.shape[1:]))
+    residual = residual.reshape(y.shape)
+    sum_y = y.sum(0)
+    # Squared in place when `y` is this call's own float64 buffer (one batch-sized buffer less)
+    squares = y.square() if labels.dtype == torch.float64 else y.square_()
+    return sum_y, squares.sum(0), residual.square_().sum(0)
 
 
 def r2_compute(

@@ -15,7 +15,7 @@ import threading
 import torch
 from torch import Tensor
 
-__all__ = ["float64_scratch", "gram_rows", "leading", "scratch_allowed"]
+__all__ = ["float64_scratch", "leading", "scratch_allowed"]
 
 _LOCAL = threading.local()
 
@@ -35,26 +35,6 @@ def float64_scratch(count: int, elements: int) -> list[Tensor]:
             ]
         _LOCAL.buffers = buffers
     return buffers[:count]
-
-
-def gram_rows(outputs: int, size: int) -> Tensor:
-    """A `(outputs, 3, size)` float64 CPU view of this thread's row buffer whose middle row
-    holds ones (written when the buffer is made, never after: its users write rows 0 and 2
-    only), valid until its next call; rows 0 and 2 hold garbage."""
-    rows: Tensor | None = getattr(_LOCAL, "gram_rows", None)
-    if rows is None or rows.shape[0] < outputs or rows.shape[2] < size:
-        shape = (
-            max(outputs, rows.shape[0] if rows is not None else 0),
-            3,
-            max(size, rows.shape[2] if rows is not None else 0),
-        )
-        with torch.inference_mode(False):  # see float64_scratch
-            rows = torch.empty(shape, dtype=torch.float64)
-            rows[:, 1].fill_(1.0)
-        _LOCAL.gram_rows = rows
-    if rows.shape[0] == outputs and rows.shape[2] == size:
-        return rows
-    return rows[:outputs, :, :size]
 
 
 def scratch_allowed(*tensors: Tensor) -> bool:

@@ -26,8 +26,15 @@ from torchtally.functional.aggregation._perplexity import (
 from torchtally.functional.classification._inputs import check_index_labels
 from torchtally.functional.regression._fused import eager_cpu
 from torchtally.metrics._base import Metric
+from torchtally.metrics.regression._errors import packed_from_old_states
 
 __all__ = ["MeanMetric", "PerplexityMetric"]
+
+_OLD_STATES = ("weighted_sum", "weight_total")
+
+
+def _stacked(tensors: list[Tensor]) -> Tensor:
+    return torch.stack([t.reshape(()).to(torch.float64) for t in tensors])
 
 
 @final
@@ -107,6 +114,16 @@ class MeanMetric(Metric):
         # A pickled view is unpickled as a tensor of its own, no longer an alias of the state.
         state["_views"] = None
         return state
+
+    # Checkpoints written before the two sums were packed into `totals`.
+    def _load_from_state_dict(self, state_dict: Any, prefix: str, *args: Any, **kw: Any) -> None:
+        packed_from_old_states(state_dict, prefix, "totals", _OLD_STATES, _stacked)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kw)
+
+    def load_state_dict_all(self, state: dict[str, Tensor]) -> None:
+        super().load_state_dict_all(
+            packed_from_old_states(dict(state), "", "totals", _OLD_STATES, _stacked)
+        )
 
     @property
     def weighted_sum(self) -> Tensor:

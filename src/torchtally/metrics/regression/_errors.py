@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Callable
 from typing import Any, cast, final
 
 import torch
@@ -25,10 +26,29 @@ from torchtally.functional.regression._fused import (
 )
 from torchtally.metrics._base import Metric
 
-__all__ = ["MAEMetric", "MSEMetric", "SMAPEMetric"]
+__all__ = ["MAEMetric", "MSEMetric", "SMAPEMetric", "packed_from_old_states"]
 
 #: The smallest positive float64 (a subnormal).
 _TINIEST = float(torch.finfo(torch.float64).smallest_normal) * 2.0**-52
+
+
+def packed_from_old_states(
+    state: dict[str, Any],
+    prefix: str,
+    new: str,
+    old: tuple[str, ...],
+    pack: Callable[[list[Tensor]], Tensor],
+) -> dict[str, Any]:
+    """Replace, in `state`, the states `old` of a checkpoint written before they were packed
+    into one tensor by `pack(old tensors)`, saved as `new` (a checkpoint with `new`, or
+    without every one of `old`, is left as it is)."""
+    if prefix + new not in state and all(prefix + name in state for name in old):
+        state[prefix + new] = pack([state.pop(prefix + name) for name in old])
+    return state
+
+
+def _stacked(tensors: list[Tensor]) -> Tensor:
+    return torch.stack([t.reshape(()).to(torch.float64) for t in tensors])
 
 
 def _add_row_sums(totals: Tensor, rows: Tensor) -> None:
@@ -112,6 +132,15 @@ class _MeanErrorMetric(Metric):
         # A pickled view is unpickled as a tensor of its own, no longer an alias of the state.
         state["_views"] = None
         return state
+
+    # Checkpoints written before the count and error sum were packed into `totals`.
+    def _load_from_state_dict(self, state_dict: Any, prefix: str, *args: Any, **kw: Any) -> None:
+        packed_from_old_states(state_dict, prefix, "totals", ("count", "error_sum"), _stacked)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kw)
+
+    def load_state_dict_all(self, state: dict[str, Tensor]) -> None:
+        state = packed_from_old_states(dict(state), "", "totals", ("count", "error_sum"), _stacked)
+        super().load_state_dict_all(state)
 
     @property
     def count(self) -> Tensor:

@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
-from typing import final
+from typing import Any, cast, final
 
 import torch
 from torch import Tensor
 
 from torchtally._errors import ErrorKinds, check_choice, check_int
 from torchtally.functional._checks import check_tensor
-from torchtally.functional.regression._r2 import MULTIOUTPUT, add_r2_gram, gram_sums, r2_compute
+from torchtally.functional.regression._fused import eager_cpu
+from torchtally.functional.regression._r2 import (
+    MULTIOUTPUT,
+    add_r2_sums_fused,
+    r2_compute,
+    r2_sums,
+    r2_sums_checked,
+)
 from torchtally.metrics._base import Metric
+from torchtally.metrics.regression._errors import packed_from_old_states
 
 __all__ = ["R2ScoreMetric"]
+
+_OLD_STATES = ("sum_y", "sum_y2", "sum_squared_error", "count")
+
+
+def _packed(old: list[Tensor]) -> Tensor:
+    """The `sums` state from the old per-output sums."""
+    sum_y, sum_y2, sse, count = (t.to(torch.float64).reshape(-1) for t in old)
+    return torch.stack([sum_y2, count.expand_as(sum_y), sse, sum_y])
 
 
 @final
@@ -58,9 +74,10 @@ class R2ScoreMetric(Metric):
         super().__init__(name, check_values=check_values)
         self.num_outputs = num_outputs
         self.multioutput = multioutput
-        # Per output, the Gram matrix of the rows [y, 1, p - y]: n, Σy, Σy², Σ(p - y)² (what
-        # R² needs) and Σ(p - y), Σy(p - y), all added by one matrix product per update.
-        self.register_state("gram", torch.zeros(num_outputs, 3, 3, dtype=torch.float64))
+        # Per output [Σy², n, Σ(p - y)², Σy]: one tensor, so that a GPU update adds the first
+        # three in one op (and Σy in a second).
+        self.register_state("sums", torch.zeros(4, num_outputs, dtype=torch.float64))
+        self._views: tuple[Tensor, ...] | None = None
 
     def update(self, labels: Tensor, predictions: Tensor) -> None:
         """Add one batch of targets and predictions (same shape).
@@ -79,33 +96,69 @@ class R2ScoreMetric(Metric):
                 f"Argument `labels` must have shape (N,) for num_outputs=1 or (N, num_outputs). "
                 f"Received: labels.shape={tuple(labels.shape)}, num_outputs={self.num_outputs}"
             )
-        gram: Tensor = self._buffers["gram"]  # type: ignore[assignment]
-        counts = add_r2_gram(gram, labels, predictions, checked=self.check_values)
+        # The buffer itself: a state read as `self.sums` costs a failed attribute lookup and
+        # __getattr__.
+        sums: Tensor = self._buffers["sums"]  # type: ignore[assignment]
+        if not eager_cpu(labels):
+            counts = add_r2_sums_fused(sums, labels, predictions, self.check_values)
+            if counts is not None:
+                self.record_errors(nonfinite_labels=counts[0], nonfinite_predictions=counts[1])
+            return
         if self.check_values:
-            self.record_errors(nonfinite_labels=counts[0], nonfinite_predictions=counts[1])
+            sum_y, sum_y2, sse, bad_labels, bad_predictions = r2_sums_checked(labels, predictions)
+            self.record_errors(nonfinite_labels=bad_labels, nonfinite_predictions=bad_predictions)
+        else:
+            sum_y, sum_y2, sse = r2_sums(labels, predictions)
+        # Cached views of the rows (a select per call costs a dispatch), and the count as a
+        # Python float: no tensor made for it.
+        views = self._views
+        if views is None or views[0] is not sums:
+            views = self._views = (sums, *sums.unbind())
+        views[1].add_(sum_y2)
+        views[2].add_(float(rows))
+        views[3].add_(sse)
+        views[4].add_(sum_y)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        # A pickled view is unpickled as a tensor of its own, no longer an alias of the state.
+        state["_views"] = None
+        return state
+
+    # Checkpoints written before the sums were packed into `sums`.
+    def _load_from_state_dict(self, state_dict: Any, prefix: str, *args: Any, **kw: Any) -> None:
+        packed_from_old_states(state_dict, prefix, "sums", _OLD_STATES, _packed)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kw)
+
+    def load_state_dict_all(self, state: dict[str, Tensor]) -> None:
+        super().load_state_dict_all(
+            packed_from_old_states(dict(state), "", "sums", _OLD_STATES, _packed)
+        )
 
     @property
     def sum_y(self) -> Tensor:
-        """Σy per output (a view of the state `gram`)."""
-        return gram_sums(self.gram)[0]
+        """Σy per output (a view of the state `sums`)."""
+        return cast(Tensor, self.sums[3])
 
     @property
     def sum_y2(self) -> Tensor:
-        """Σy² per output (a view of the state `gram`)."""
-        return gram_sums(self.gram)[1]
+        """Σy² per output (a view of the state `sums`)."""
+        return cast(Tensor, self.sums[0])
 
     @property
     def sum_squared_error(self) -> Tensor:
-        """Σ(p - y)² per output (a view of the state `gram`)."""
-        return gram_sums(self.gram)[2]
+        """Σ(p - y)² per output (a view of the state `sums`)."""
+        return cast(Tensor, self.sums[2])
 
     @property
     def count(self) -> Tensor:
-        """Samples seen (a 0-d view of the state `gram`)."""
-        return gram_sums(self.gram)[3]
+        """Samples seen (a 0-d view of the state `sums`)."""
+        return cast(Tensor, self.sums[1, 0])
 
     def compute(self) -> Tensor:
-        return r2_compute(*gram_sums(self.gram), self.multioutput)
+        return r2_compute(
+            self.sum_y, self.sum_y2, self.sum_squared_error, self.count, self.multioutput
+        )
 
     def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
         return len(args) == 2  # sums over rows
