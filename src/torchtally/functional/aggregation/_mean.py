@@ -9,7 +9,7 @@ from torch import Tensor
 
 from torchtally.functional._blocks import add_pieces, blocked
 from torchtally.functional._checks import check_same_shape, count_negative, count_nonfinite
-from torchtally.functional.regression._fused import float64_constants, under_vmap
+from torchtally.functional.regression._fused import common_dtype, constants, under_vmap
 from torchtally.functional.regression._workspace import float64_scratch, scratch_allowed
 
 __all__ = [
@@ -149,11 +149,13 @@ def add_weighted(
         totals.add_(torch.stack([weighted_sum, weight_total]))
         negative = count_negative(weight) if checked and isinstance(weight, Tensor) else None
         return nonfinite, negative
-    _, one = float64_constants(value)
+    _, one, first, _ = constants(value, torch.float64)
     flat = value.reshape(1, -1)
     size = flat.shape[1]
     if not isinstance(weight, Tensor):
-        rows = torch.cat([flat, one.expand(1, size)])
+        # The float64 rows [v, 1] in one kernel (a `cat` of mixed dtypes copies per input;
+        # the 1 has dimensions, so that it makes the result float64)
+        rows = torch.where(first, flat, one.expand(1, 1))
         scale = float(weight)
         if scale != 0.0:
             totals.addmv_(rows, rows[1], alpha=scale)
@@ -163,7 +165,10 @@ def add_weighted(
         return nonfinite, None
     weight = weight.to(value.device)
     if weight.shape == value.shape and value.dim() > 0:
-        rows = torch.cat([flat, one.expand(1, size), weight.reshape(1, -1)])
+        # [v, 1, w] in the inputs' dtype (one kernel), then float64 (a `cat` of mixed dtypes
+        # would copy per input)
+        _, same_one, _, _ = constants(value, common_dtype(value, weight))
+        rows = torch.cat([flat, same_one.expand(1, size), weight.reshape(1, -1)]).to(torch.float64)
         totals.addmv_(rows[0:2], rows[2])  # [Σv·w, Σ1·w]
         if not checked:
             return nonfinite, None
@@ -173,7 +178,7 @@ def add_weighted(
     if weight.numel() == 1 and size > 0 and weight.dim() <= value.dim():
         # One weight for every value: [Σv, N] times w (an empty batch takes the general
         # path, where an infinite weight still adds 0)
-        rows = torch.cat([flat, one.expand(1, size)])
+        rows = torch.where(first, flat, one.expand(1, 1))
         totals.addcmul_(torch.mv(rows, rows[1]), weight.reshape(()))
     else:
         weighted_sum, weight_total = mean_update(value, weight)

@@ -5,8 +5,9 @@ these forms build every per-element quantity the statistics need in two ops and 
 straight into the state, in one more:
 
 1. `torch.cat` of the constant 0, the labels `y`, the predictions `p` and the constant 1 into
-   one float64 tensor `X = [0, y, p, 1]` (the conversion to float64 of both inputs, exact);
-2. one broadcast subtraction `T[3i + j] = U[i] - V[j]` of `U = [0, y, p]` and `V = [y, p, 1]`:
+   one tensor `X = [0, y, p, 1]` of the inputs' dtype;
+2. one broadcast subtraction `T[3i + j] = U[i] - V[j]` of `U = [0, y, p]` and `V = [y, p, 1]`,
+   in float64 (exact for the inputs' values):
 
    ====  =========  ====  =========  ====  ==========
    T[0]  -y         T[3]  y - y      T[6]  p - y
@@ -33,32 +34,46 @@ from torch import Tensor
 from torch._C._functorch import is_batchedtensor
 
 __all__ = [
+    "common_dtype",
+    "constants",
     "count_table",
     "difference_table",
     "eager_cpu",
     "error_rows",
-    "float64_constants",
     "under_vmap",
 ]
 
-#: 0-d float64 zeros and ones per device: expanded into the `cat` (allocated once, never
-#: written; a fresh constant would cost a fill kernel per update).
-_CONSTANTS: dict[torch.device, tuple[Tensor, Tensor]] = {}
+#: Constants per (device, dtype), allocated once and never written (a fresh one would cost a
+#: fill kernel per update): a 0-d 0 and 1, a `(2, 1)` mask [True, False] and a float64 -1 of
+#: four dimensions (a dimensioned float64 operand makes an op compute in float64).
+_CONSTANTS: dict[tuple[torch.device, torch.dtype], tuple[Tensor, Tensor, Tensor, Tensor]] = {}
 
 
-def float64_constants(like: Tensor) -> tuple[Tensor, Tensor]:
-    """0-d float64 zero and one on the device of `like` (read-only)."""
+def constants(like: Tensor, dtype: torch.dtype) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """0-d `dtype` zero and one, a `(2, 1)` bool mask [True, False] and a `(1, 1, 1, 1)`
+    float64 -1, on the device of `like` (read-only)."""
     if torch.compiler.is_compiling():
         # Made inside the graph (fused away), never a lookup that the graph would guard on.
-        zero = torch.zeros((), dtype=torch.float64, device=like.device)
-        return zero, zero + 1
-    constants = _CONSTANTS.get(like.device)
-    if constants is None:
+        return _made(like.device, dtype)
+    key = (like.device, dtype)
+    made = _CONSTANTS.get(key)
+    if made is None:
         # Normal tensors even when first made inside `torch.inference_mode()`.
         with torch.inference_mode(False), torch.no_grad():
-            zero = torch.zeros((), dtype=torch.float64, device=like.device)
-            constants = _CONSTANTS.setdefault(like.device, (zero, torch.ones_like(zero)))
-    return constants
+            made = _CONSTANTS.setdefault(key, _made(like.device, dtype))
+    return made
+
+
+def _made(device: torch.device, dtype: torch.dtype) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    zero = torch.zeros((), dtype=dtype, device=device)
+    mask = torch.tensor([[True], [False]], device=device)
+    minus = torch.full((1, 1, 1, 1), -1.0, dtype=torch.float64, device=device)
+    return zero, torch.ones_like(zero), mask, minus
+
+
+def common_dtype(a: Tensor, b: Tensor) -> torch.dtype:
+    """The dtype `torch.cat([a, b])` gives (without `torch.promote_types`, a dispatched op)."""
+    return a.dtype if a.dtype == b.dtype else torch.promote_types(a.dtype, b.dtype)
 
 
 def eager_cpu(tensor: Tensor) -> bool:
@@ -79,17 +94,19 @@ def difference_table(labels: Tensor, predictions: Tensor, columns: bool = False)
     """The table `T` of the module docstring, float64, shaped `(9, k, N)`.
 
     `columns=False`: every element of the (same-shaped) inputs is one of N = numel entries
-    (k = 1). `columns=True`: `(N,)` or `(N, k)` inputs, one Gram matrix per output column.
+    (k = 1). `columns=True`: `(N,)` or `(N, k)` inputs, one statistic per output column.
     """
     if columns and labels.dim() == 2:
         y, p = labels.t(), predictions.t()
     else:
         y, p = labels.reshape(1, -1), predictions.reshape(1, -1)
-    zero, one = float64_constants(labels)
+    zero, one, _, minus = constants(labels, common_dtype(y, p))
     shape = (1, *y.shape)
-    # float64 from the constants' dtype: the inputs are converted by the copy itself
+    # In the inputs' dtype: a `cat` of one dtype is one CUDA kernel (of mixed dtypes, a copy
+    # per input); then U + V·(-1) = U - V computed in float64, as the float64 -1 makes it
+    # (exact: the inputs convert exactly, and adding the negation is the subtraction).
     table = torch.cat([zero.expand(shape), y.unsqueeze(0), p.unsqueeze(0), one.expand(shape)])
-    return (table[0:3, None] - table[None, 1:4]).view(9, *y.shape)
+    return torch.addcmul(table[0:3, None], table[None, 1:4], minus).view(9, *y.shape)
 
 
 def count_table(table: Tensor) -> Tensor:
