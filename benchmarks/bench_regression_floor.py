@@ -12,7 +12,13 @@ torcheval splits into what the contract costs and what torchtally adds:
 - `+ float32 counts`: that plus `1 + 0·x` and a nansum per input (two passes each);
 - `+ marks`: that with the counts taken from the sums instead (non-finite entries of the float64
   copies overwritten in place by finite marks, Σy counting the label marks: torchtally's way);
-- mean: the float32 sum alone, and with the count;
+- `float64 stat, 64K blocks` and `+ marks, 64K blocks`: the same two in blocks of 2^16 elements
+  through reused cache-sized buffers (the form torchtally's eager CPU MSE takes): the least an
+  exact float64 update costs on a CPU, per block one float32 -> float64 conversion per input,
+  the subtraction and the reductions;
+- mean: the float32 sum alone, and with the count; `float64 sum, 64K blocks` (the conversion
+  and the sum, in blocks: the floor of an exact mean) and `+ marks` (torchtally's way of
+  counting for a large float32 batch);
 - `torchtally unchecked`: torchtally's update with `check_values=False` (its arithmetic alone,
   float64 sums for MSE and R², without the value checks).
 
@@ -34,6 +40,8 @@ import torch
 from benchmarks._timing import interleaved
 
 MARK_P, MARK_Y = 2.0**480, -(2.0**300)
+#: Elements per block of the blocked floors (torchtally's eager CPU MSE and mean blocks).
+BLOCK = 1 << 16
 
 
 def _cases(n: int) -> dict[str, dict[str, Callable[[], object]]]:
@@ -66,6 +74,33 @@ def _cases(n: int) -> dict[str, dict[str, Callable[[], object]]]:
         sums = [y64.sum(), torch.dot(y64, y64)] if r2 else [y64.sum()]
         return [*sums, torch.dot(d, d)]
 
+    block = min(n, BLOCK)
+    a64, b64 = torch.empty(block, dtype=torch.float64), torch.empty(block, dtype=torch.float64)
+
+    def blocked(r2: bool, marks: bool) -> list[torch.Tensor]:
+        out: list[torch.Tensor] = []
+        for start in range(0, n, block):
+            labels = a64[: min(block, n - start)].copy_(y[start : start + block])
+            d = b64[: labels.shape[0]].copy_(p[start : start + block])
+            if marks:
+                labels.nan_to_num_(MARK_Y, MARK_Y, MARK_Y)
+                d.nan_to_num_(MARK_P, MARK_P, MARK_P)
+            d.sub_(labels)
+            if r2:
+                out += [labels.sum(), torch.dot(labels, labels), torch.dot(d, d)]
+            else:
+                out += [labels.sum(), torch.dot(d, d)] if marks else [torch.dot(d, d)]
+        return out
+
+    def blocked_sum(marks: bool) -> list[torch.Tensor]:
+        out = []
+        for start in range(0, n, block):
+            values = a64[: min(block, n - start)].copy_(y[start : start + block])
+            if marks:
+                values.nan_to_num_(MARK_Y, MARK_Y, MARK_Y)
+            out.append(values.sum())
+        return out
+
     def library(metric: object, *inputs: torch.Tensor) -> Callable[[], object]:
         return lambda: metric.update(*inputs)  # type: ignore[attr-defined]
 
@@ -84,6 +119,8 @@ def _cases(n: int) -> dict[str, dict[str, Callable[[], object]]]:
             "float64 stat": functools.partial(stat, r2),
             "+ float32 counts": functools.partial(counted, r2),
             "+ marks": functools.partial(marked, r2),
+            "float64 stat, 64K blocks": functools.partial(blocked, r2, False),
+            "+ marks, 64K blocks": functools.partial(blocked, r2, True),
             "torchtally": library(ours, y, p),
             "torchtally unchecked": library(
                 (tt.R2ScoreMetric if r2 else tt.MSEMetric)(check_values=False).coalesce_updates(
@@ -99,6 +136,8 @@ def _cases(n: int) -> dict[str, dict[str, Callable[[], object]]]:
     groups["mean"] = {
         "float32 sum": lambda: y.sum(),
         "+ float32 count": lambda: (y.sum(), count(y)),
+        "float64 sum, 64K blocks": functools.partial(blocked_sum, False),
+        "+ marks, 64K blocks": functools.partial(blocked_sum, True),
         "torchtally": library(mean, y),
         "torchtally unchecked": library(
             tt.MeanMetric(check_values=False).coalesce_updates(False), y

@@ -124,10 +124,11 @@ def _r2_blocks(
 
 
 #: From this many elements an eager CPU update works in blocks of about `_BLOCK` elements
-#: (2^16: the 65536 rows of four held-back 16384-row batches, 2-7 % faster blocked; blocks of
-#: 2^18 measured fastest at 2^18 and 2^20 elements, one intra-op thread).
+#: (2^16: the 65536 rows of four held-back 16384-row batches, 2-7 % faster blocked). Blocks of
+#: 2^16 (two 512 KiB float64 buffers, within this CPU's 2 MiB L2) took 0.6-0.8x the time of
+#: blocks of 2^18 at 2^18 elements (2026-11-29, one intra-op thread, a loaded machine).
 _BLOCK_FROM = 1 << 16
-_BLOCK = 1 << 18
+_BLOCK = 1 << 16
 
 
 def _shaped(buffer: Tensor, size: int, shape: torch.Size) -> Tensor:
