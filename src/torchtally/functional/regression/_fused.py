@@ -1,13 +1,14 @@
 """Few-kernel forms of the regression statistics, for updates off the eager CPU path.
 
 On a GPU an eager update costs about one kernel launch per op, whatever the batch size, so
-these forms build every per-element quantity the statistics need in two ops and reduce it,
-straight into the state, in one more:
+these forms build every per-element quantity the statistics and the value checks need in two
+ops, and add the sums to the state in one or two more:
 
 1. `torch.cat` of the constant 0, the labels `y`, the predictions `p` and the constant 1 into
-   one tensor `X = [0, y, p, 1]` of the inputs' dtype;
+   one tensor `X = [0, y, p, 1]` of the inputs' dtype (one CUDA kernel: a `cat` of mixed
+   dtypes is a copy per input there);
 2. one broadcast subtraction `T[3i + j] = U[i] - V[j]` of `U = [0, y, p]` and `V = [y, p, 1]`,
-   in float64 (exact for the inputs' values):
+   computed in float64 (an `addcmul` with a float64 -1: exact for the inputs' values):
 
    ====  =========  ====  =========  ====  ==========
    T[0]  -y         T[3]  y - y      T[6]  p - y
@@ -15,16 +16,18 @@ straight into the state, in one more:
    T[2]  -1         T[5]  y - 1      T[8]  p - 1
    ====  =========  ====  =========  ====  ==========
 
-   `T[3]` and `T[7]` are 0 for a finite value and NaN for NaN or ±inf (the value checks count
-   them, one `count_nonzero` for both inputs), and rows 0, 2, 4, 6, 8 are a strided view, so
-   `T[0:5:2] = [-y, -1, -(p - y)]` is a matrix without a copy: its Gram matrix holds n, Σy,
-   Σy², Σ(p - y)² (the signs cancel in every product), each a float64 sum of float64
-   products, as the CPU path computes them;
-3. one `addmm_`-family op into the state.
+   `T[3]` and `T[7]` are 0 for a finite value and NaN for NaN or ±inf: one `count_nonzero`
+   counts both inputs' non-finite values (on CUDA a float `count_nonzero` is two kernels, a
+   comparison and a sum). Rows at equal distances are a strided view, a matrix without a copy:
+   `T[0:5:2] = [-y, -1, -(p - y)]`, `T[2:5:2] = [-1, -(p - y)]`;
+3. one matrix product into the state: the dot products of such rows with themselves (one
+   `baddbmm_`: n, Σy², Σ(p - y)², the signs cancel) or with the row of -1s (one `addmv_`: n,
+   Σy, Σ|p - y| once the rows are made absolute), each a float64 sum of float64 products, as
+   the eager CPU path computes them in another order.
 
-The price is memory: 13 float64 values per input element, where a launch-bound update does
-not notice it. The eager CPU path (`_errors`, `_r2`) works in reused cache-sized buffers
-instead. Both give the same sums, in another order.
+The price is memory, four values of the inputs' dtype and nine float64 values per element,
+which a launch-bound update does not notice. The eager CPU path (`_errors`, `_r2`) works in
+reused cache-sized buffers instead.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 from collections.abc import Callable
 from typing import Any, cast, final
@@ -29,7 +30,7 @@ from torchtally.metrics._base import Metric
 __all__ = ["MAEMetric", "MSEMetric", "SMAPEMetric", "packed_from_old_states"]
 
 #: The smallest positive float64 (a subnormal).
-_TINIEST = float(torch.finfo(torch.float64).smallest_normal) * 2.0**-52
+_TINIEST = math.ulp(0.0)
 
 
 def packed_from_old_states(
@@ -49,11 +50,6 @@ def packed_from_old_states(
 
 def _stacked(tensors: list[Tensor]) -> Tensor:
     return torch.stack([t.reshape(()).to(torch.float64) for t in tensors])
-
-
-def _add_row_sums(totals: Tensor, rows: Tensor) -> None:
-    """totals += the row sums of `rows`, whose first row holds ones (it is the vector)."""
-    totals.addmv_(rows, rows[0])
 
 
 class _MeanErrorMetric(Metric):
@@ -209,7 +205,7 @@ class MAEMetric(_MeanErrorMetric):
     @staticmethod
     def _fold(table: Tensor, totals: Tensor) -> None:
         rows = error_rows(table).abs_()  # [1, |p - y|], in place
-        _add_row_sums(totals, rows)  # [Σ1·1, Σ|p - y|·1]
+        totals.addmv_(rows, rows[0])  # [Σ1·1, Σ|p - y|·1]
 
     @classmethod
     def _checked_sum(
@@ -248,4 +244,5 @@ class SMAPEMetric(_MeanErrorMetric):
         # float values is at least the tiniest float64); NaN stays NaN.
         denominator.clamp_(min=_TINIEST)
         rows[4].div_(denominator)
-        _add_row_sums(totals, rows[2:5:2])  # [1, |p - y| / (|p| + |y|)]
+        ratios = rows[2:5:2]  # [1, |p - y| / (|p| + |y|)]
+        totals.addmv_(ratios, ratios[0])
