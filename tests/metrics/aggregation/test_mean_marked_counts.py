@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from torchtally.functional.aggregation import _mean
-from torchtally.functional.aggregation._mean import scalar_weight_sum_checked
+from torchtally.functional.aggregation._mean import mean_update, scalar_weight_sum_checked
 from torchtally.metrics import MeanMetric, MetricValueError
 
 FLOAT32_MAX = torch.finfo(torch.float32).max
@@ -67,3 +67,19 @@ def test_the_metric_raises_with_the_count_at_the_default_block_size(size: int) -
     metric.update(values, 2.0)
     with pytest.raises(MetricValueError, match=r"non-finite values \(1001 values\)"):
         metric.compute()
+
+
+@pytest.mark.parametrize("weight", [1.0, 0.25])
+def test_a_large_float32_sum_in_blocks_is_numpys_float64_sum(weight: float) -> None:
+    """Without the checks too, a large eager CPU float32 batch is summed in float64 blocks:
+    numpy's float64 sum, to a float64 sum's rounding, the extremes of issue 25 included."""
+    values = _extreme(300_001, 3)
+    values[:4096] = 1e35  # 4096 of them overflow a float32 sum
+    expected = values.double().numpy().sum() * weight
+
+    total, count = mean_update(values, weight)
+    assert float(count) == 300_001 * weight
+    assert float(total) == pytest.approx(expected, rel=1e-12, abs=1e-12 * 300_001 * 3.5e38)
+    unchecked = MeanMetric(check_values=False)
+    unchecked.update(values, weight)
+    assert float(unchecked.weighted_sum) == float(total)

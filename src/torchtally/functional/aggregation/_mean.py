@@ -36,8 +36,44 @@ def _batch_sum(value: Tensor) -> Tensor:
 
     Always summed in float64, float32 batches included: a float32 sum overflows where the
     mean is finite (4,096 values of 1e35 sum to inf; +3e38 then -3e38 gives NaN), a silent
-    wrong number. float64 holds any sum of float32 values of a batch that fits in memory."""
-    return value.sum(dtype=torch.float64)
+    wrong number. float64 holds any sum of float32 values of a batch that fits in memory.
+
+    Eager on CPU, a large contiguous float32 batch is summed in blocks through a reused
+    float64 buffer (`sum(dtype=float64)` converts into a fresh batch-sized copy first)."""
+    rows = _sum_blocks(value)
+    if rows is None:
+        return value.sum(dtype=torch.float64)
+    return _blocked_sum(value, rows, marked=False)
+
+
+def _sum_blocks(value: Tensor) -> int | None:
+    """Elements per block of a blocked float64 sum of `value`, or None for a plain sum."""
+    rows = blocked(value, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
+    if (
+        rows is None
+        or value.dtype != torch.float32
+        or not value.is_contiguous()
+        or not scratch_allowed(value)
+    ):
+        return None
+    return rows
+
+
+def _blocked_sum(value: Tensor, rows: int, marked: bool) -> Tensor:
+    """The float64 sum of contiguous `value`, `rows` elements at a time through the thread's
+    float64 buffer; `marked`: non-finite values replaced by `VALUE_MARK` first."""
+    flat = value.view(-1)
+    (scratch,) = float64_scratch(1, rows)
+    total: Tensor | None = None
+    for start in range(0, flat.shape[0], rows):
+        block = flat[start : start + rows]
+        copy = scratch[: block.shape[0]].copy_(block)
+        if marked:
+            copy.nan_to_num_(VALUE_MARK, VALUE_MARK, VALUE_MARK)
+        piece = copy.sum()
+        total = piece if total is None else total.add_(piece)
+    assert total is not None  # blocked() never splits an empty batch
+    return total
 
 
 def mean_update(value: Tensor | float, weight: Tensor | float = 1.0) -> tuple[Tensor, Tensor]:
@@ -203,24 +239,11 @@ def scalar_weight_sum_checked(value: Tensor, weight: float) -> tuple[Tensor, flo
     and the block sums count them. A batch with a non-finite value then adds a finite,
     meaningless sum, never read: its count makes `compute` raise. Elsewhere, the sum and
     `count_nonfinite`."""
-    rows = blocked(value, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
-    if (
-        rows is None
-        or value.dtype != torch.float32
-        or not value.is_contiguous()
-        or not scratch_allowed(value)
-    ):
+    rows = _sum_blocks(value)
+    if rows is None:
         total, weight_total = scalar_weight_sum(value, weight)
         return total, weight_total, count_nonfinite(value)
-    flat = value.view(-1)
-    (scratch,) = float64_scratch(1, rows)
-    marked: Tensor | None = None
-    for start in range(0, flat.shape[0], rows):
-        block = flat[start : start + rows]
-        copy = scratch[: block.shape[0]].copy_(block)
-        piece = copy.nan_to_num_(VALUE_MARK, VALUE_MARK, VALUE_MARK).sum()
-        marked = piece if marked is None else marked.add_(piece)
-    assert marked is not None  # blocked() never splits an empty batch
+    marked = _blocked_sum(value, rows, marked=True)
     bad = (marked * (1.0 / VALUE_MARK)).to(torch.int64)
     scale = float(weight)
     total = marked if scale == 1.0 else marked * scale
