@@ -13,25 +13,69 @@ from __future__ import annotations
 
 import copy
 import warnings
+import weakref
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import torch
+import torch.distributed as dist
 from torch import Tensor
 
 from torchtally._errors import tracing, user_stacklevel
 from torchtally._optional import import_optional
 from torchtally.metrics import Metric as _TallyMetric
+from torchtally.metrics._runtime import COUNT_SUFFIX
 
 __all__ = ["Metric"]
 
-#: TorchMetrics keyword arguments that have no effect here (syncing is one collective anyway).
-_ACCEPTED_NOOPS = (
-    "compute_on_cpu",
-    "dist_sync_on_step",
-    "dist_sync_fn",
-    "distributed_available_fn",
+#: The class attributes TorchMetrics makes read-only on instances (`Metric.__setattr__`).
+_CONSTANTS = (
+    "higher_is_better",
+    "is_differentiable",
+    "full_state_update",
+    "plot_lower_bound",
+    "plot_upper_bound",
+    "plot_legend_name",
 )
+
+#: TorchMetrics' boolean keyword arguments, their defaults and the article of its message.
+_FLAGS = (
+    ("compute_on_cpu", False, "an"),
+    ("dist_sync_on_step", False, "an"),
+    ("sync_on_compute", True, "a"),
+    ("compute_with_cache", True, "a"),
+)
+
+
+class TorchMetricsUserError(Exception):
+    """A call TorchMetrics refuses (its `torchmetrics.utilities.exceptions` name)."""
+
+
+def _jit_unused_properties(cls: type) -> list[str]:
+    """Every property of `cls`: `torch.jit.script(metric)` compiles a module's properties
+    unless listed here, and ours read runtime state that TorchScript cannot type."""
+    names = {
+        name
+        for klass in cls.__mro__
+        for name, value in vars(klass).items()
+        if isinstance(value, property)
+    }
+    return sorted(names)
+
+
+def _jit_ignored_attributes(cls: type) -> list[str]:
+    """Every attribute annotated in `cls`'s classes: TorchScript types an instance attribute
+    by its class annotation, which (postponed, `str | None`) it cannot parse; nothing is
+    compiled from them (`forward` is unused)."""
+    names = {"device"}
+    for klass in cls.__mro__:
+        names.update(vars(klass).get("__annotations__", {}))
+    return sorted(names)
+
+
+#: The spare copy of each metric that `forward` syncs one step's statistics in
+#: (`dist_sync_on_step`); kept beside the metric, so that copies and pickles leave it out.
+_STEP_TWINS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 class _Batch(dict):  # type: ignore[type-arg]
@@ -59,30 +103,98 @@ class Metric(_TallyMetric):
     is_differentiable: bool | None = None
     higher_is_better: bool | None = None
     full_state_update: bool | None = False
+    #: The value range TorchMetrics' `plot` bounds a metric by (None: unbounded); the optimal
+    #: value it draws is the upper bound when higher is better, else the lower.
+    plot_lower_bound: float | None = None
+    plot_upper_bound: float | None = None
+    plot_legend_name: str | None = None
     #: Read `cat` states at compute as their whole buffers (no host read of the fill count;
     #: for subclasses whose unfilled rows are masked by a state of their own) instead of as
     #: their filled rows.
     _cat_whole_buffers = False
+    __jit_ignored_attributes__: ClassVar[list[str]] = ["device"]
+    __jit_unused_properties__: ClassVar[list[str]] = []
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # `torch.jit.script(metric)` (TorchMetrics' tester checks it) compiles `forward`
+        # unless marked unused, and every property not listed as unused.
+        own_forward = cls.__dict__.get("forward")
+        if own_forward is not None:
+            torch.jit.unused(own_forward)
+        cls.__jit_unused_properties__ = _jit_unused_properties(cls)
+        cls.__jit_ignored_attributes__ = _jit_ignored_attributes(cls)
 
     def __init__(self, **kwargs: Any) -> None:
         name = kwargs.pop("name", None)
-        sync_on_compute = kwargs.pop("sync_on_compute", True)
+        flags = {}
+        for key, default, article in _FLAGS:
+            value = kwargs.pop(key, default)
+            if not isinstance(value, bool):
+                raise ValueError(
+                    f"Expected keyword argument `{key}` to be {article} `bool` but got {value!r}"
+                )
+            flags[key] = value
         process_group = kwargs.pop("process_group", None)
-        for key in _ACCEPTED_NOOPS:
-            kwargs.pop(key, None)
-        if kwargs:
+        dist_sync_fn = kwargs.pop("dist_sync_fn", None)
+        if dist_sync_fn is not None and not callable(dist_sync_fn):
             raise ValueError(
-                f"Unexpected keyword arguments for {type(self).__name__}: {sorted(kwargs)}. "
-                "Accepted: sync_on_compute, process_group, name and the metric's own arguments."
+                "Expected keyword argument `dist_sync_fn` to be an callable function but got "
+                f"{dist_sync_fn!r}"
+            )
+        available_fn = kwargs.pop("distributed_available_fn", None)
+        if available_fn is not None and not callable(available_fn):
+            raise ValueError(
+                "Expected keyword argument `distributed_available_fn` to be a callable "
+                f"function but got {available_fn!r}"
+            )
+        if kwargs:
+            names = ", ".join(f"`{key}`" for key in sorted(kwargs))
+            raise ValueError(
+                f"Unexpected keyword arguments: {names} (for {type(self).__name__}; accepted "
+                "besides its own: compute_on_cpu, dist_sync_on_step, process_group, "
+                "dist_sync_fn, distributed_available_fn, sync_on_compute, compute_with_cache, "
+                "name)"
             )
         super().__init__(name)
-        if not isinstance(sync_on_compute, bool):
-            raise ValueError(
-                "Argument `sync_on_compute` must be a bool. "
-                f"Received: sync_on_compute={sync_on_compute!r}"
-            )
-        self.sync_on_compute = sync_on_compute
+        self.sync_on_compute = flags["sync_on_compute"]
         self.process_group = process_group
+        #: Kept for TorchMetrics' API: `cat` states are preallocated on the metric's device and
+        #: read there (the values do not depend on where they are computed).
+        self.compute_on_cpu = flags["compute_on_cpu"]
+        #: `forward` returns the batch value synced over the process group (TorchMetrics'
+        #: `dist_sync_on_step`): the batch statistics are reduced, then turned into the value.
+        self.dist_sync_on_step = flags["dist_sync_on_step"]
+        self.compute_with_cache = flags["compute_with_cache"]
+        self.dist_sync_fn = dist_sync_fn
+        self.distributed_available_fn = available_fn
+
+    @property
+    def _defaults(self) -> dict[str, Any]:
+        """TorchMetrics' `{state: the value reset restores}` (an empty list for a `cat`
+        state, whose rows TorchMetrics keeps in a list)."""
+        defaults: dict[str, Any] = {}
+        for name in self._metric_states():
+            if self.state_reduction(name) == "cat":
+                defaults[name] = []
+            else:
+                defaults[name] = self.initial_state(name).reshape(getattr(self, name).shape)
+        return defaults
+
+    def _metric_states(self) -> list[str]:
+        """The states TorchMetrics would list: the fill count of a `cat` state (part of it
+        here) left out."""
+        names = self.state_names()
+        cats = {name + COUNT_SUFFIX for name in names if self.state_reduction(name) == "cat"}
+        return [name for name in names if name not in cats]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _CONSTANTS:
+            raise RuntimeError(
+                f"Can't change const `{name}`: it is a class attribute of "
+                f"{type(self).__name__} (set it in a subclass). Received: {name}={value!r}"
+            )
+        super().__setattr__(name, value)
 
     # ----------------------------------------------------------- what subclasses write
 
@@ -139,6 +251,11 @@ class Metric(_TallyMetric):
                 UserWarning,
                 stacklevel=user_stacklevel(),
             )
+        return self._value(self._read_states())
+
+    def _read_states(self) -> dict[str, Tensor]:
+        """The states as `_value` takes them (`cat` states as their filled rows, or their whole
+        buffers for the subclasses that mask unfilled rows themselves)."""
         state = {}
         for name in self.state_names():
             if self.state_reduction(name) != "cat":
@@ -147,16 +264,56 @@ class Metric(_TallyMetric):
                 state[name] = self.cat_state(name).rows()
             else:  # the filled rows: one host read of the fill count
                 state[name] = self.cat_state(name).filled_rows()
-        return self._value(state)
+        return state
 
+    @torch.jit.unused
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        """Update with the batch and return the metric's value on this batch alone."""
+        """Update with the batch and return the metric's value on this batch alone (with
+        `dist_sync_on_step=True` under torch.distributed: on the batches of every rank)."""
+        if self.is_synced:
+            raise TorchMetricsUserError(
+                "The Metric shouldn't be synced when performing ``forward``. HINT: Did you "
+                "forget to call ``unsync`` ?."
+            )
         batch = _Batch(self._batch(*args, **kwargs))
         self.update(batch)
         self.check_errors()
-        value = self._value({k: v for k, v in batch.items() if not k.startswith("_")})
+        value = self._batch_value({k: v for k, v in batch.items() if not k.startswith("_")})
         self.set_batch_value(value)  # TorchMetrics' `_forward_cache` (Lightning logs it)
         return value
+
+    def _batch_value(self, stats: dict[str, Tensor]) -> Any:
+        """The value of one batch's statistics; with `dist_sync_on_step` under
+        torch.distributed, of every rank's statistics of this step, reduced as the states are
+        (every rank must call `forward`, as TorchMetrics requires)."""
+        if not (self.dist_sync_on_step and self._distributed()):
+            return self._value(stats)
+        twin = _STEP_TWINS.get(self)
+        if twin is None or twin.device != self.device:
+            # A spare copy that holds one step's statistics: synced by the states' own exact
+            # collectives, then read as `compute` reads states.
+            twin = copy.deepcopy(self)
+            _STEP_TWINS[self] = twin
+        twin.reset()
+        twin._fold(stats)
+        twin.sync(self.process_group)
+        try:
+            return twin._value(twin._read_states())
+        finally:
+            twin.unsync()
+
+    def _distributed(self) -> bool:
+        """Whether states sync: torch.distributed is initialized with more than one rank in
+        the process group (and `distributed_available_fn`, when given, agrees)."""
+        if not (dist.is_available() and dist.is_initialized()):
+            return False
+        if dist.get_world_size(self.process_group) < 2:
+            return False
+        available = self.distributed_available_fn
+        return available is None or bool(available())
+
+    def _should_sync(self) -> bool:
+        return super()._should_sync() and self._distributed()
 
     def persistent(self, mode: bool = False) -> Metric:
         """Save the metric states in `state_dict()` (mode=True) or leave them out (the
@@ -245,11 +402,6 @@ class Metric(_TallyMetric):
                     color="white" if cell > middle else "black",
                 )
         return fig, ax
-
-    #: The value range TorchMetrics' `plot` bounds a metric by (None: unbounded); the optimal
-    #: value it draws is the upper bound when higher is better, else the lower.
-    plot_lower_bound: float | None = None
-    plot_upper_bound: float | None = None
 
     def _plot_optimum(self, ax: Any) -> None:
         best = self.plot_upper_bound if self.higher_is_better else self.plot_lower_bound

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.classification._calibration import (  # noqa: F401  (_build)
     BinaryCalibrationError,
     MulticlassCalibrationError,
@@ -1149,17 +1150,26 @@ class MultilabelExactMatch(ExactMatchBase):
         )
 
 
-class _TaskFacade:
-    """Base of the `task=` wrappers: `__new__` returns an instance of the task's class."""
+class _TaskFacade(Metric):
+    """Base of the `task=` wrappers: `__new__` returns an instance of the task's class (so
+    the wrapper is a `Metric` subclass, as in TorchMetrics, but never instantiated itself)."""
+
+    def _batch(self, *args: Any, **kwargs: Any) -> dict[str, Any]:  # pragma: no cover
+        raise NotImplementedError
+
+    def _value(self, state: Any) -> Any:  # pragma: no cover
+        raise NotImplementedError
 
 
 def _build(metric: str, task: str, arguments: dict[str, Any], kwargs: dict[str, Any]) -> Any:
     tasks = ("binary", "multiclass", "multilabel")
     if task not in tasks:
-        raise ValueError(f"Argument `task` must be one of {tasks}. Received: task={task!r}")
+        raise ValueError(
+            f"Invalid task: argument `task` must be one of {tasks}. Received: task={task!r}"
+        )
     target = globals().get(task.capitalize() + metric)
     if target is None:
-        raise ValueError(f"{metric} has no {task!r} variant. Received: task={task!r}")
+        raise ValueError(f"Invalid task: {metric} has no {task!r} variant. Received: task={task!r}")
     accepted = inspect.signature(target.__init__).parameters
     chosen = {}
     for name, value in arguments.items():
