@@ -39,3 +39,22 @@ def forward_synced_on_step(rank: int, world: int) -> dict[str, Any]:
                     steps.append(float(value))
                 out[f"{name}/{key}/{synced}"] = (steps, float(metric.compute()))
     return out
+
+
+def gathered_tensors(rank: int, world: int) -> dict[str, Any]:
+    """`gather_all_tensors` of the drop-in and of TorchMetrics on tensors whose shapes differ
+    by rank (and a 0-d one)."""
+    from torchmetrics.utilities.distributed import gather_all_tensors as theirs
+
+    from torchtally.compat.torchmetrics.utilities.distributed import gather_all_tensors as ours
+
+    generator = torch.Generator().manual_seed(rank)
+    cases = {
+        "scalar": torch.tensor(float(rank + 1)),
+        "ragged": torch.randn(3 + rank, 2 + 2 * rank, generator=generator),
+        "same": torch.arange(4) * (rank + 1),
+    }
+    return {
+        name: ([t.tolist() for t in ours(value)], [t.tolist() for t in theirs(value)])
+        for name, value in cases.items()
+    }

@@ -23,6 +23,7 @@ from torch import Tensor
 
 from torchtally._errors import tracing, user_stacklevel
 from torchtally._optional import import_optional
+from torchtally.compat.torchmetrics.utilities.exceptions import TorchMetricsUserError
 from torchtally.metrics import Metric as _TallyMetric
 from torchtally.metrics._runtime import COUNT_SUFFIX
 
@@ -45,10 +46,6 @@ _FLAGS = (
     ("sync_on_compute", True, "a"),
     ("compute_with_cache", True, "a"),
 )
-
-
-class TorchMetricsUserError(Exception):
-    """A call TorchMetrics refuses (its `torchmetrics.utilities.exceptions` name)."""
 
 
 def _jit_unused_properties(cls: type) -> list[str]:

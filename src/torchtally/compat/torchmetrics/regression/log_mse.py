@@ -1,0 +1,7 @@
+"""`torchmetrics.regression.log_mse`: TorchMetrics' module path for these classes."""
+
+from torchtally.compat.torchmetrics.regression import (
+    MeanSquaredLogError,
+)
+
+__all__ = ["MeanSquaredLogError"]

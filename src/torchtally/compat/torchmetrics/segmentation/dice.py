@@ -1,0 +1,7 @@
+"""`torchmetrics.segmentation.dice`: TorchMetrics' module path for these classes."""
+
+from torchtally.compat.torchmetrics.segmentation import (
+    DiceScore,
+)
+
+__all__ = ["DiceScore"]

@@ -1,0 +1,7 @@
+"""`torchmetrics.segmentation.mean_iou`: TorchMetrics' module path for these classes."""
+
+from torchtally.compat.torchmetrics.segmentation import (
+    MeanIoU,
+)
+
+__all__ = ["MeanIoU"]

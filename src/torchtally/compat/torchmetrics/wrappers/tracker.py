@@ -1,0 +1,7 @@
+"""`torchmetrics.wrappers.tracker`: TorchMetrics' module path for these classes."""
+
+from torchtally.compat.torchmetrics.wrappers import (
+    MetricTracker,
+)
+
+__all__ = ["MetricTracker"]
