@@ -8,7 +8,10 @@ Module layout, class names, constructor arguments and defaults follow TorchMetri
 intentional differences are listed in the README ("Migrating from TorchMetrics").
 """
 
+import sys
+
 from torchtally.compat.torchmetrics import (
+    _constants,
     aggregation,
     classification,
     functional,
@@ -80,3 +83,6 @@ __all__ = [
     *_regression_all,
     *_retrieval_all,
 ]
+
+# TorchMetrics' class constants where ours differ (set once, on the classes).
+_constants.apply(sys.modules[__name__])

@@ -1,5 +1,5 @@
-"""`torchmetrics.metric`: TorchMetrics' module path of `Metric` (and `CompositionalMetric`)."""
+"""`torchmetrics.metric`: TorchMetrics' module path of `Metric` and `CompositionalMetric`."""
 
-from torchtally.compat.torchmetrics._base import Metric
+from torchtally.compat.torchmetrics._base import CompositionalMetric, Metric
 
-__all__ = ["Metric"]
+__all__ = ["CompositionalMetric", "Metric"]
