@@ -152,17 +152,16 @@ def test_tracker_of_a_collection_with_a_list_of_maximize() -> None:
         ("MeanSquaredError", {}, 0.5),
     ],
 )
+@pytest.mark.parametrize("strategy", ["multinomial", "poisson"])
 def test_bootstrapper_draws_as_torchmetrics(
-    name: str, kwargs: dict[str, Any], quantile: Any
+    name: str, kwargs: dict[str, Any], quantile: Any, strategy: str
 ) -> None:
     g = torch.Generator().manual_seed(5)
     options = {"num_bootstraps": 6, "quantile": quantile, "raw": True}
     theirs_module = tm.classification if name.startswith("Multiclass") else tm
-    mine = ours.BootStrapper(
-        getattr(ours, name)(**kwargs), sampling_strategy="multinomial", **options
-    )
+    mine = ours.BootStrapper(getattr(ours, name)(**kwargs), sampling_strategy=strategy, **options)
     theirs = tm.BootStrapper(
-        getattr(theirs_module, name)(**kwargs), sampling_strategy="multinomial", **options
+        getattr(theirs_module, name)(**kwargs), sampling_strategy=strategy, **options
     )
     for step in range(3):
         if name == "MeanSquaredError":
@@ -197,8 +196,8 @@ def test_bootstrapper_forward_is_the_batch_value_and_accumulates() -> None:
 
 
 def test_bootstrapper_refuses_what_needs_growing_state() -> None:
-    with pytest.raises(ValueError, match=r"`sampling_strategy` must be 'multinomial'"):
-        ours.BootStrapper(ours.MeanSquaredError())
+    with pytest.raises(ValueError, match=r"``sampling_strategy`` to be one of"):
+        ours.BootStrapper(ours.MeanSquaredError(), sampling_strategy="jackknife")
     with pytest.raises(ValueError, match=r"no buffer \('cat'\) state"):
         ours.BootStrapper(ours.BinaryAUROC(), sampling_strategy="multinomial")
 
