@@ -58,3 +58,38 @@ def gathered_tensors(rank: int, world: int) -> dict[str, Any]:
         name: ([t.tolist() for t in ours(value)], [t.tolist() for t in theirs(value)])
         for name, value in cases.items()
     }
+
+
+def _user_metric(base: Any) -> Any:
+    class Stats(base):  # type: ignore[misc, valid-type]
+        full_state_update = False
+
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self.add_state("total", torch.tensor(0.0), dist_reduce_fx="sum")
+            self.add_state("high", torch.tensor(float("-inf")), dist_reduce_fx="max")
+            self.add_state("rows", [], dist_reduce_fx="cat")
+
+        def update(self, x: torch.Tensor) -> None:
+            self.total += x.sum()
+            self.high = torch.maximum(self.high, x.max())
+            self.rows.append(x)
+
+        def compute(self) -> torch.Tensor:
+            rows = torch.cat(self.rows) if isinstance(self.rows, list) else self.rows
+            return torch.stack([self.total, self.high, rows.numel() * torch.ones(()), rows.sum()])
+
+    return Stats
+
+
+def user_metric_synced(rank: int, world: int) -> dict[str, Any]:
+    """A metric written TorchMetrics' way (sum, max and cat states), on the drop-in and on
+    TorchMetrics: per-step `forward` values with and without `dist_sync_on_step`, `compute`."""
+    out: dict[str, Any] = {}
+    for name, library in (("ours", ttm), ("theirs", tm)):
+        for synced in (True, False):
+            metric = _user_metric(library.Metric)(dist_sync_on_step=synced)
+            generator = torch.Generator().manual_seed(rank)
+            steps = [metric(torch.rand(3 + rank, generator=generator)).tolist() for _ in range(3)]
+            out[f"{name}/{synced}"] = (steps, metric.compute().tolist())
+    return out

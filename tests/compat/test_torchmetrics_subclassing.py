@@ -351,3 +351,17 @@ def test_cat_metric_concatenates_along_the_first_dimension() -> None:
 def test_wrong_nan_strategy_message(lib: Any) -> None:
     with pytest.raises(ValueError, match="Arg `nan_strategy` should either"):
         lib.aggregation.MinMetric(nan_strategy=[])
+
+
+@pytest.mark.slow
+def test_metric_written_torchmetrics_way_syncs_as_torchmetrics_over_two_ranks() -> None:
+    from _tm_ddp_workers import user_metric_synced
+
+    from torchtally.distributed import run_local_ranks
+
+    for rank in run_local_ranks(user_metric_synced, 2, timeout=300):
+        for synced in (True, False):
+            ours_steps, ours_total = rank[f"ours/{synced}"]
+            theirs_steps, theirs_total = rank[f"theirs/{synced}"]
+            torch.testing.assert_close(ours_steps, theirs_steps)
+            torch.testing.assert_close(ours_total, theirs_total)
