@@ -139,3 +139,18 @@ def test_dist_sync_on_step_gives_torchmetrics_batch_values_over_two_ranks(
         torch.testing.assert_close(ours_total, theirs_total, rtol=1e-6, atol=1e-6)
     if synced:  # every rank sees the value of the whole step
         assert ranks[0][f"ours/{key}/True"][0] == ranks[1][f"ours/{key}/True"][0]
+
+
+def test_a_sync_function_that_would_be_the_only_transport_is_refused() -> None:
+    # TorchMetrics gathers each state with `dist_sync_fn` when `distributed_available_fn`
+    # says so; built-in metrics sync over torch.distributed only, so rather than leave the
+    # states unsynced they refuse.
+    metric = ttm.BinaryAccuracy(
+        dist_sync_fn=lambda x, group=None: [x], distributed_available_fn=lambda: True
+    )
+    metric.update(torch.tensor([1, 0]), torch.tensor([1, 1]))
+    with pytest.raises(NotImplementedError, match="dist_sync_fn"):
+        metric.compute()
+    unsynced = ttm.BinaryAccuracy(distributed_available_fn=lambda: False)
+    unsynced.update(torch.tensor([1, 0]), torch.tensor([1, 1]))
+    assert float(unsynced.compute()) == 0.5

@@ -609,7 +609,7 @@ class Metric(_TallyMetric):
         return available is None or bool(available())
 
     def _should_sync(self) -> bool:
-        if not super()._should_sync():
+        if not self.sync_on_compute or self.is_synced or tracing(self.update_counter):
             return False
         if self._distributed():
             return True
