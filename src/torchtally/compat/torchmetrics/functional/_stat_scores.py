@@ -83,10 +83,22 @@ def _targets(target: Tensor, high: int, ignore_index: int | None) -> tuple[Tenso
     return target.clamp(0, high - 1), counted, (~in_range & ~ignored).sum()
 
 
+def _per_sample(index: Tensor, samples: int, cells: int) -> Tensor:
+    """`index` (flat, sample-major) shifted into sample `s`'s block of `cells` cells."""
+    per = index.numel() // max(samples, 1)
+    sample = torch.arange(samples, device=index.device).unsqueeze(1).expand(samples, per)
+    return index + cells * sample.reshape(-1)
+
+
 def binary_confmat_update(
-    preds: Tensor, target: Tensor, threshold: float = 0.5, ignore_index: int | None = None
+    preds: Tensor,
+    target: Tensor,
+    threshold: float = 0.5,
+    ignore_index: int | None = None,
+    samplewise: bool = False,
 ) -> tuple[Tensor, Tensor]:
-    """The `(2, 2)` int64 confusion matrix of one binary batch and the count of invalid values.
+    """The `(2, 2)` int64 confusion matrix of one binary batch and the count of invalid values;
+    with `samplewise`, one matrix per sample along dimension 0: `(N, 2, 2)`.
 
     Example:
         >>> binary_confmat_update(torch.tensor([0.9, 0.2, 0.7]), torch.tensor([1, 0, 0]))[0]
@@ -97,8 +109,13 @@ def binary_confmat_update(
     target_c, counted, invalid = _targets(target, 2, ignore_index)
     keep = (counted & valid_pred).reshape(-1).long()
     index = (target_c * 2 + predicted).reshape(-1)
-    confmat = torch.zeros(4, dtype=torch.int64, device=preds.device).index_add_(0, index, keep)
-    return confmat.view(2, 2), invalid + (~valid_pred).sum()
+    blocks = preds.shape[0] if samplewise else 1
+    if samplewise:
+        index = _per_sample(index, blocks, 4)
+    confmat = torch.zeros(blocks * 4, dtype=torch.int64, device=preds.device)
+    confmat.index_add_(0, index, keep)
+    shape = (blocks, 2, 2) if samplewise else (2, 2)
+    return confmat.view(shape), invalid + (~valid_pred).sum()
 
 
 def _multiclass_predictions(
@@ -126,8 +143,10 @@ def multiclass_confmat_update(
     num_classes: int,
     top_k: int = 1,
     ignore_index: int | None = None,
+    samplewise: bool = False,
 ) -> tuple[Tensor, Tensor]:
-    """The `(C, C)` int64 confusion matrix (rows: target) of one batch and the invalid count.
+    """The `(C, C)` int64 confusion matrix (rows: target) of one batch and the invalid count;
+    with `samplewise`, one matrix per sample along dimension 0: `(N, C, C)`.
 
     Example:
         >>> scores = torch.tensor([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]])
@@ -139,9 +158,14 @@ def multiclass_confmat_update(
     target_c, counted, invalid = _targets(target.reshape(-1), num_classes, ignore_index)
     keep = (counted & valid_pred).long()
     index = target_c * num_classes + predicted
-    confmat = torch.zeros(num_classes * num_classes, dtype=torch.int64, device=preds.device)
+    cells = num_classes * num_classes
+    blocks = target.shape[0] if samplewise else 1
+    if samplewise:
+        index = _per_sample(index, blocks, cells)
+    confmat = torch.zeros(blocks * cells, dtype=torch.int64, device=preds.device)
     confmat.index_add_(0, index, keep)
-    return confmat.view(num_classes, num_classes), invalid + (~valid_pred).sum()
+    shape = (blocks, num_classes, num_classes) if samplewise else (num_classes, num_classes)
+    return confmat.view(shape), invalid + (~valid_pred).sum()
 
 
 def _labels_last(x: Tensor, num_labels: int) -> Tensor:
@@ -155,8 +179,10 @@ def multilabel_confmat_update(
     num_labels: int,
     threshold: float = 0.5,
     ignore_index: int | None = None,
+    samplewise: bool = False,
 ) -> tuple[Tensor, Tensor]:
-    """The `(L, 2, 2)` int64 per-label confusion matrices of one batch and the invalid count.
+    """The `(L, 2, 2)` int64 per-label confusion matrices of one batch and the invalid count;
+    with `samplewise`, one set per sample along dimension 0: `(N, L, 2, 2)`.
 
     Example:
         >>> preds = torch.tensor([[0.9, 0.1], [0.8, 0.6]])
@@ -169,10 +195,15 @@ def multilabel_confmat_update(
     predicted = _labels_last(predicted, num_labels)
     keep = _labels_last(counted & valid_pred, num_labels).long()
     label = torch.arange(num_labels, device=preds.device)
-    index = label * 4 + _labels_last(target_c, num_labels) * 2 + predicted
-    confmat = torch.zeros(num_labels * 4, dtype=torch.int64, device=preds.device)
-    confmat.index_add_(0, index.reshape(-1), keep.reshape(-1))
-    return confmat.view(num_labels, 2, 2), invalid + (~valid_pred).sum()
+    index = (label * 4 + _labels_last(target_c, num_labels) * 2 + predicted).reshape(-1)
+    cells = num_labels * 4
+    blocks = preds.shape[0] if samplewise else 1
+    if samplewise:
+        index = _per_sample(index, blocks, cells)
+    confmat = torch.zeros(blocks * cells, dtype=torch.int64, device=preds.device)
+    confmat.index_add_(0, index, keep.reshape(-1))
+    shape = (blocks, num_labels, 2, 2) if samplewise else (num_labels, 2, 2)
+    return confmat.view(shape), invalid + (~valid_pred).sum()
 
 
 def exact_match_update(
@@ -183,18 +214,25 @@ def exact_match_update(
     multilabel: bool,
     threshold: float = 0.5,
     ignore_index: int | None = None,
+    samplewise: bool = False,
 ) -> tuple[Tensor, Tensor, Tensor]:
     """Correct and total sample counts (int64, 0-d) of one batch, plus the invalid count.
 
     Multiclass: a sample `(N, ...)` is correct when every non-ignored position is right.
     Multilabel: every `(sample, extra position)` row of labels is one sample, correct when all
     of its non-ignored labels are right (TorchMetrics' "global" convention).
+    With `samplewise`, correct and total are `(N,)`: per sample, its correct rows (multilabel) or
+    whether it is correct (multiclass), and 1 or its row count.
     """
     if multilabel:
         predicted, valid_pred = _binary_predictions(preds, threshold)
         target_c, counted, invalid = _targets(target, 2, ignore_index)
         right = (predicted == target_c) | ~counted
         rows = _labels_last(right, num_classes).all(-1)
+        if samplewise:
+            per_sample = rows.reshape(preds.shape[0], -1)
+            total = torch.full_like(per_sample[:, 0], per_sample.shape[1], dtype=torch.int64)
+            return per_sample.sum(-1), total, invalid
         # torch.full, not torch.tensor: a copy of a host tensor to a GPU synchronizes
         return rows.sum(), torch.full((), rows.numel(), device=preds.device), invalid
     if preds.dim() == target.dim() + 1:
@@ -206,6 +244,9 @@ def exact_match_update(
     target_c, counted, invalid = _targets(target, num_classes, ignore_index)
     right = ((predicted == target_c) & valid_pred) | ~counted
     samples = right.reshape(right.shape[0], -1).all(-1)
+    if samplewise:
+        ones = torch.ones_like(samples, dtype=torch.int64)
+        return samples.long(), ones, invalid + (~valid_pred).sum()
     total = torch.full((), samples.numel(), device=preds.device)
     return samples.sum(), total, invalid + (~valid_pred).sum()
 
@@ -221,15 +262,14 @@ def safe_divide(num: Tensor, denom: Tensor, zero_division: float = 0.0) -> Tenso
 
 
 def stat_scores_from_confmat(confmat: Tensor, task: str) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    """`(tp, fp, tn, fn)`: 0-d for binary, `(C,)` per class or label otherwise."""
-    if task == "binary":
-        return confmat[1, 1], confmat[0, 1], confmat[0, 0], confmat[1, 0]
-    if task == "multilabel":
-        return confmat[:, 1, 1], confmat[:, 0, 1], confmat[:, 0, 0], confmat[:, 1, 0]
-    tp = confmat.diagonal()
-    fp = confmat.sum(0) - tp
-    fn = confmat.sum(1) - tp
-    tn = confmat.sum() - (tp + fp + fn)
+    """`(tp, fp, tn, fn)`: 0-d for binary, `(C,)` per class or label otherwise; leading
+    dimensions of `confmat` (one matrix per sample) lead in each."""
+    if task in ("binary", "multilabel"):
+        return confmat[..., 1, 1], confmat[..., 0, 1], confmat[..., 0, 0], confmat[..., 1, 0]
+    tp = confmat.diagonal(dim1=-2, dim2=-1)
+    fp = confmat.sum(-2) - tp
+    fn = confmat.sum(-1) - tp
+    tn = confmat.sum((-2, -1)).unsqueeze(-1) - (tp + fp + fn)
     return tp, fp, tn, fn
 
 
@@ -268,13 +308,14 @@ def reduce_stat_scores(
     zero_division: float = 0.0,
 ) -> Tensor:
     """One of accuracy, precision, recall, fbeta, specificity, npv, hamming from a confusion matrix,
-    averaged as TorchMetrics does for `task` (`average="binary"` is implied for binary)."""
+    averaged as TorchMetrics does for `task` (`average="binary"` is implied for binary); a
+    stack of matrices (one per sample) gives one value per sample."""
     tp, fp, tn, fn = stat_scores_from_confmat(confmat, task)
     multilabel = task == "multilabel"
     if task == "binary":
         average = "binary"
     if average == "micro":
-        tp, fp, tn, fn = tp.sum(), fp.sum(), tn.sum(), fn.sum()
+        tp, fp, tn, fn = tp.sum(-1), fp.sum(-1), tn.sum(-1), fn.sum(-1)
     beta2 = beta * beta
     if kind in ("accuracy", "hamming"):
         exact = multilabel or average == "binary"
@@ -302,18 +343,23 @@ def reduce_stat_scores(
     )
 
 
-def stat_scores_table(confmat: Tensor, task: str, average: str | None) -> Tensor:
-    """TorchMetrics' `[tp, fp, tn, fn, support]` table, averaged over classes as asked."""
+def stat_scores_table(
+    confmat: Tensor, task: str, average: str | None, *, batch_weights: bool = False
+) -> Tensor:
+    """TorchMetrics' `[tp, fp, tn, fn, support]` table, averaged over classes as asked (per
+    sample for a stack of matrices). `batch_weights`: the `weighted` supports are divided by
+    their total over the whole stack, not per sample (TorchMetrics' multilabel samplewise)."""
     tp, fp, tn, fn = stat_scores_from_confmat(confmat, task)
     table = torch.stack([tp, fp, tn, fn, tp + fn], dim=-1)
     if task == "binary" or average is None or average == "none":
         return table
     if average == "micro":
-        return table.sum(0)
+        return table.sum(-2)
     if average == "macro":
-        return table.float().mean(0)
+        return table.float().mean(-2)
     weight = tp + fn
-    return (table * (weight / weight.sum()).reshape(-1, 1)).sum(0)
+    total = weight.sum() if batch_weights else weight.sum(-1, keepdim=True)
+    return (table * (weight / total).unsqueeze(-1)).sum(-2)
 
 
 def confmat_normalize(confmat: Tensor, normalize: str | None) -> Tensor:
