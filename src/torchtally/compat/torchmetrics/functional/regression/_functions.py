@@ -1,0 +1,209 @@
+"""TorchMetrics 1.9's regression functions: each is the compatible class's value on one batch
+(`one_batch`: its `_batch` then its `_value`), so a function and its class cannot disagree.
+
+Here: TorchMetrics' argument order and defaults, its shape check (RuntimeError "Predictions and
+targets are expected to have the same shape"), and the number of outputs read from the inputs
+(a 2-D `(N, D)` input has D outputs), which the classes must be told at construction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from torchtally.compat.torchmetrics.functional._one_batch import compat_class, one_batch
+
+__all__ = [
+    "concordance_corrcoef",
+    "cosine_similarity",
+    "critical_success_index",
+    "explained_variance",
+    "kl_divergence",
+    "log_cosh_error",
+    "mean_absolute_error",
+    "mean_absolute_percentage_error",
+    "mean_squared_error",
+    "mean_squared_log_error",
+    "minkowski_distance",
+    "normalized_root_mean_squared_error",
+    "pearson_corrcoef",
+    "r2_score",
+    "relative_squared_error",
+    "spearman_corrcoef",
+    "symmetric_mean_absolute_percentage_error",
+    "tweedie_deviance_score",
+    "weighted_mean_absolute_percentage_error",
+]
+
+
+def _same_shape(preds: Any, target: Any) -> None:
+    if not isinstance(preds, Tensor) or not isinstance(target, Tensor):
+        raise TypeError(
+            "Arguments `preds` and `target` must be tensors. Received: "
+            f"preds={type(preds).__name__}, target={type(target).__name__}"
+        )
+    if preds.shape != target.shape:
+        raise RuntimeError(
+            "Predictions and targets are expected to have the same shape, but got "
+            f"{preds.shape} and {target.shape}."
+        )
+
+
+def _outputs(preds: Tensor) -> int:
+    """TorchMetrics reads a 2-D input as one output per column."""
+    return 1 if preds.ndim < 2 else int(preds.shape[-1])
+
+
+def _value(name: str, preds: Tensor, target: Tensor, **arguments: Any) -> Tensor:
+    _same_shape(preds, target)
+    metric = compat_class(name, "regression")(**arguments)
+    return one_batch(metric, preds, target)  # type: ignore[no-any-return]
+
+
+def mean_squared_error(
+    preds: Tensor, target: Tensor, squared: bool = True, num_outputs: int = 1
+) -> Tensor:
+    """Mean squared error (`squared=False`: its root).
+
+    Example:
+        >>> import torch
+        >>> mean_squared_error(torch.tensor([0.0, 1.0, 2.0, 3.0]), torch.tensor([0.0, 1.0, 2.0, 2.0]))
+        tensor(0.2500)
+    """
+    return _value("MeanSquaredError", preds, target, squared=squared, num_outputs=num_outputs)
+
+
+def mean_absolute_error(preds: Tensor, target: Tensor, num_outputs: int = 1) -> Tensor:
+    """Mean absolute error."""
+    return _value("MeanAbsoluteError", preds, target, num_outputs=num_outputs)
+
+
+def mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
+    """Mean of `|preds - target| / max(|target|, 1.17e-6)`."""
+    return _value("MeanAbsolutePercentageError", preds, target)
+
+
+def symmetric_mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
+    """Symmetric mean absolute percentage error."""
+    return _value("SymmetricMeanAbsolutePercentageError", preds, target)
+
+
+def weighted_mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
+    """`sum |preds - target| / sum |target|`."""
+    return _value("WeightedMeanAbsolutePercentageError", preds, target)
+
+
+def mean_squared_log_error(preds: Tensor, target: Tensor) -> Tensor:
+    """Mean of `(log1p(preds) - log1p(target))^2`."""
+    return _value("MeanSquaredLogError", preds, target)
+
+
+def log_cosh_error(preds: Tensor, target: Tensor) -> Tensor:
+    """Mean of `log(cosh(preds - target))`, per output for 2-D inputs."""
+    return _value("LogCoshError", preds, target, num_outputs=_outputs(preds))
+
+
+def r2_score(
+    preds: Tensor, target: Tensor, adjusted: int = 0, multioutput: str = "uniform_average"
+) -> Tensor:
+    """Coefficient of determination (`adjusted` for that many regressors)."""
+    return _value(
+        "R2Score",
+        preds,
+        target,
+        adjusted=adjusted,
+        multioutput=multioutput,
+        num_outputs=_outputs(preds),
+    )
+
+
+def explained_variance(
+    preds: Tensor, target: Tensor, multioutput: str = "uniform_average"
+) -> Tensor:
+    """Explained variance, per output or averaged (`multioutput`)."""
+    return _value(
+        "ExplainedVariance", preds, target, multioutput=multioutput, num_outputs=_outputs(preds)
+    )
+
+
+def pearson_corrcoef(preds: Tensor, target: Tensor) -> Tensor:
+    """Pearson correlation, per output for 2-D inputs."""
+    return _value("PearsonCorrCoef", preds, target, num_outputs=_outputs(preds))
+
+
+def concordance_corrcoef(preds: Tensor, target: Tensor) -> Tensor:
+    """Lin's concordance correlation, per output for 2-D inputs."""
+    return _value("ConcordanceCorrCoef", preds, target, num_outputs=_outputs(preds))
+
+
+def _rank_data(data: Tensor) -> Tensor:
+    """TorchMetrics' private 1-D ranking (1-based, ties share their mean rank), kept for its
+    tests: the Spearman class's own ranking of one column."""
+    from torchtally.compat.torchmetrics.regression import _average_ranks
+
+    column = data.reshape(-1, 1).double()
+    valid = torch.ones(column.shape[0], dtype=torch.bool, device=data.device)
+    return _average_ranks(column, valid)[:, 0].to(torch.get_default_dtype())
+
+
+def spearman_corrcoef(preds: Tensor, target: Tensor) -> Tensor:
+    """Spearman's rank correlation (ties share their mean rank), per output for 2-D inputs."""
+    # The class's buffer is never filled here (the value comes from the batch itself).
+    return _value("SpearmanCorrCoef", preds, target, num_outputs=_outputs(preds), capacity=1)
+
+
+def relative_squared_error(preds: Tensor, target: Tensor, squared: bool = True) -> Tensor:
+    """Residual over total sum of squares (`squared=False`: its root), averaged over outputs."""
+    return _value(
+        "RelativeSquaredError", preds, target, num_outputs=_outputs(preds), squared=squared
+    )
+
+
+def cosine_similarity(preds: Tensor, target: Tensor, reduction: str | None = "sum") -> Tensor:
+    """Cosine similarity of the rows of `(N, D)` inputs, summed or averaged over rows."""
+    return _value("CosineSimilarity", preds, target, reduction=reduction)
+
+
+def kl_divergence(
+    p: Tensor, q: Tensor, log_prob: bool = False, reduction: str | None = "mean"
+) -> Tensor:
+    """KL divergence of the rows of `(N, D)` distributions `p` from `q`."""
+    return _value("KLDivergence", p, q, log_prob=log_prob, reduction=reduction)
+
+
+def minkowski_distance(preds: Tensor, targets: Tensor, p: float) -> Tensor:
+    """`(sum |preds - targets|^p)^(1/p)`."""
+    return _value("MinkowskiDistance", preds, targets, p=p)
+
+
+def tweedie_deviance_score(preds: Tensor, targets: Tensor, power: float = 0.0) -> Tensor:
+    """Mean Tweedie deviance for `power` (0: squared error, 1: Poisson, 2: gamma)."""
+    return _value("TweedieDevianceScore", preds, targets, power=power)
+
+
+def critical_success_index(
+    preds: Tensor, target: Tensor, threshold: float, keep_sequence_dim: int | None = None
+) -> Tensor:
+    """Hits / (hits + misses + false alarms) of values at or above `threshold`."""
+    return _value(
+        "CriticalSuccessIndex",
+        preds,
+        target,
+        threshold=threshold,
+        keep_sequence_dim=keep_sequence_dim,
+    )
+
+
+def normalized_root_mean_squared_error(
+    preds: Tensor, target: Tensor, normalization: str = "mean", num_outputs: int = 1
+) -> Tensor:
+    """RMSE over the target's mean, range, standard deviation or L2 norm."""
+    return _value(
+        "NormalizedRootMeanSquaredError",
+        preds,
+        target,
+        normalization=normalization,
+        num_outputs=num_outputs,
+    )

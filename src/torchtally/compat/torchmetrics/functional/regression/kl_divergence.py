@@ -1,0 +1,7 @@
+"""`torchmetrics.functional.regression.kl_divergence` (see `_functions`)."""
+
+from torchtally.compat.torchmetrics.functional.regression._functions import (
+    kl_divergence,
+)
+
+__all__ = ["kl_divergence"]

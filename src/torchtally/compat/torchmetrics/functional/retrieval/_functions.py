@@ -1,0 +1,197 @@
+"""TorchMetrics 1.9's retrieval functions: one query's scores and relevance, one value.
+
+Each is `torchtally.functional.retrieval` on a single query (a `(1, N)` candidate list), so the
+function agrees with the compatible retrieval classes, which group their buffer with the same
+per-query arithmetic. Here: TorchMetrics' argument checks and messages, its float32 result,
+and its input conventions:
+
+* MAP, MRR and precision never count a candidate whose score is <= 0 as a hit (TorchMetrics
+  1.9 masks such targets before ranking); here that is the same mask on the target;
+* fall-out is recall of the non-relevant candidates (TorchMetrics' definition), so it is the
+  native recall of `1 - target`;
+* AUROC is the binary AUROC of the top-k candidates (0 when they are all of one class).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from torchtally.functional.retrieval import grouped_query_values
+
+__all__ = [
+    "retrieval_auroc",
+    "retrieval_average_precision",
+    "retrieval_fall_out",
+    "retrieval_hit_rate",
+    "retrieval_normalized_dcg",
+    "retrieval_precision",
+    "retrieval_precision_recall_curve",
+    "retrieval_r_precision",
+    "retrieval_recall",
+    "retrieval_reciprocal_rank",
+]
+
+
+def _inputs(preds: Tensor, target: Tensor, graded: bool = False) -> tuple[Tensor, Tensor]:
+    """TorchMetrics' checks of one query's inputs, flattened: float32 scores and targets (long,
+    or float32 for float targets)."""
+    if not isinstance(preds, Tensor) or not isinstance(target, Tensor):
+        raise TypeError(
+            "Arguments `preds` and `target` must be tensors. Received: "
+            f"preds={type(preds).__name__}, target={type(target).__name__}"
+        )
+    if preds.shape != target.shape:
+        raise ValueError("`preds` and `target` must be of the same shape")
+    if not preds.numel() or not preds.size():
+        raise ValueError("`preds` and `target` must be non-empty and non-scalar tensors")
+    if target.dtype not in (torch.bool, torch.long, torch.int) and not target.is_floating_point():
+        raise ValueError("`target` must be a tensor of booleans, integers or floats")
+    if not preds.is_floating_point():
+        raise ValueError("`preds` must be a tensor of floats")
+    if not graded and bool((target.max() > 1) | (target.min() < 0)):
+        raise ValueError("`target` must contain `binary` values")
+    target = target.float() if target.is_floating_point() else target.long()
+    return preds.float().flatten(), target.flatten()
+
+
+def _check_k(name: str, value: object) -> None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value <= 0):
+        raise ValueError(f"`{name}` has to be a positive integer or None")
+
+
+def _check_adaptive_k(adaptive_k: object) -> None:
+    if not isinstance(adaptive_k, bool):
+        raise ValueError("`adaptive_k` has to be a boolean")
+
+
+def _value(
+    kind: str, preds: Tensor, target: Tensor, top_k: int | None, adaptive_k: bool = False
+) -> Tensor:
+    """The native per-query value of the single query `(preds, target)`, in float32."""
+    values, _, _ = grouped_query_values(
+        kind, preds.unsqueeze(0), target.unsqueeze(0), top_k, adaptive_k=adaptive_k
+    )
+    # A query without relevant candidates is 0 in TorchMetrics (empty_target_action="neg").
+    return values[0].nan_to_num(0.0).to(torch.float32)
+
+
+def _hits_with_positive_scores(preds: Tensor, target: Tensor) -> Tensor:
+    """TorchMetrics 1.9's mask: a candidate scored <= 0 is never a hit."""
+    return torch.where(preds > 0, target, torch.zeros_like(target))
+
+
+def retrieval_average_precision(preds: Tensor, target: Tensor, top_k: int | None = None) -> Tensor:
+    """Average precision of one query's ranking (within the top k).
+
+    Example:
+        >>> import torch
+        >>> retrieval_average_precision(torch.tensor([0.2, 0.3, 0.5]),
+        ...                             torch.tensor([True, False, True]))
+        tensor(0.8333)
+    """
+    preds, target = _inputs(preds, target)
+    _check_k("top_k", top_k)
+    return _value("map", preds, _hits_with_positive_scores(preds, target), top_k)
+
+
+def retrieval_reciprocal_rank(preds: Tensor, target: Tensor, top_k: int | None = None) -> Tensor:
+    """1 / rank of the first relevant candidate (within the top k); 0 without one."""
+    preds, target = _inputs(preds, target)
+    _check_k("top_k", top_k)
+    return _value("mrr", preds, _hits_with_positive_scores(preds, target), top_k)
+
+
+def retrieval_precision(
+    preds: Tensor, target: Tensor, top_k: int | None = None, adaptive_k: bool = False
+) -> Tensor:
+    """Relevant candidates among the top k, over k (`adaptive_k`: over min(k, candidates))."""
+    preds, target = _inputs(preds, target)
+    _check_adaptive_k(adaptive_k)
+    _check_k("top_k", top_k)
+    if not bool(target.sum()):
+        return torch.zeros((), device=preds.device)
+    return _value("precision", preds, _hits_with_positive_scores(preds, target), top_k, adaptive_k)
+
+
+def retrieval_recall(preds: Tensor, target: Tensor, top_k: int | None = None) -> Tensor:
+    """Relevant candidates among the top k, over all relevant candidates."""
+    preds, target = _inputs(preds, target)
+    _check_k("top_k", top_k)
+    if bool(((preds <= 0) & (target > 0)).any()):
+        # TorchMetrics 1.9 counts such a candidate in the denominator but never as retrieved;
+        # the native recall has no such convention, and masking the target would change the
+        # denominator: refuse rather than return another number.
+        raise ValueError(
+            "Argument `preds` must be > 0 for every relevant candidate: TorchMetrics 1.9 never "
+            "counts a relevant candidate scored <= 0 as retrieved but keeps it in the "
+            "denominator, which torchtally's recall does not reproduce yet. Received "
+            f"{int(((preds <= 0) & (target > 0)).sum())} such candidate(s)."
+        )
+    return _value("recall", preds, target, top_k)
+
+
+def retrieval_hit_rate(preds: Tensor, target: Tensor, top_k: int | None = None) -> Tensor:
+    """1 if a relevant candidate is among the top k, else 0."""
+    preds, target = _inputs(preds, target)
+    _check_k("top_k", top_k)
+    return _value("hit_rate", preds, target, top_k)
+
+
+def retrieval_fall_out(preds: Tensor, target: Tensor, top_k: int | None = None) -> Tensor:
+    """Non-relevant candidates among the top k, over all non-relevant candidates."""
+    preds, target = _inputs(preds, target)
+    _check_k("top_k", top_k)
+    return _value("recall", preds, 1 - target, top_k)
+
+
+def retrieval_r_precision(preds: Tensor, target: Tensor) -> Tensor:
+    """Precision at R, R the number of relevant candidates."""
+    preds, target = _inputs(preds, target)
+    return _value("r_precision", preds, target, None)
+
+
+def retrieval_normalized_dcg(preds: Tensor, target: Tensor, top_k: int | None = None) -> Tensor:
+    """NDCG@k with graded relevance; tied scores share their mean gain (scikit-learn)."""
+    preds, target = _inputs(preds, target, graded=True)
+    _check_k("top_k", top_k)
+    return _value("ndcg", preds, target, top_k)
+
+
+def retrieval_auroc(
+    preds: Tensor, target: Tensor, top_k: int | None = None, max_fpr: float | None = None
+) -> Tensor:
+    """Binary AUROC of the top-k candidates (0 when they hold only one class)."""
+    from torchtally.compat.torchmetrics.functional.classification._curves import binary_auroc
+
+    preds, target = _inputs(preds, target)
+    _check_k("top_k", top_k)
+    k = preds.shape[-1] if top_k is None else min(top_k, preds.shape[-1])
+    top = preds.topk(k, sorted=True).indices
+    kept = target[top]
+    if not bool((kept == 0).any() & (kept == 1).any()):
+        return torch.zeros((), device=preds.device, dtype=preds.dtype)
+    return binary_auroc(preds[top], kept.int(), max_fpr=max_fpr)
+
+
+def retrieval_precision_recall_curve(
+    preds: Tensor, target: Tensor, max_k: int | None = None, adaptive_k: bool = False
+) -> tuple[Tensor, Tensor, Tensor]:
+    """`(precision, recall, k)` at every cut-off k = 1 .. `max_k`."""
+    preds, target = _inputs(preds, target)
+    _check_adaptive_k(adaptive_k)
+    count = preds.shape[-1]
+    if max_k is None:
+        max_k = count
+    _check_k("max_k", max_k)
+    cutoffs = torch.arange(1, max_k + 1, device=preds.device)
+    if adaptive_k:
+        cutoffs = cutoffs.clamp(max=count)
+    if not bool(target.sum()):
+        zeros = torch.zeros(max_k, device=preds.device)
+        return zeros, zeros.clone(), cutoffs
+    precision = torch.stack(
+        [_value("precision", preds, target, k, adaptive_k) for k in range(1, max_k + 1)]
+    )
+    recall = torch.stack([_value("recall", preds, target, k) for k in range(1, max_k + 1)])
+    return precision, recall, cutoffs
