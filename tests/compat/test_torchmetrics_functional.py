@@ -80,7 +80,7 @@ def test_every_name_with_torchmetrics_signature(theirs: Any, mine: Any) -> None:
 
 def test_root_names_are_torchmetrics_ones() -> None:
     for name in ours.__all__:
-        if name in ("classification", "regression", "retrieval"):
+        if name in ("classification", "image", "regression", "retrieval", "text"):
             continue
         assert name in tmf.__all__, name
         expected = inspect.signature(getattr(tmf, name)).parameters
@@ -695,3 +695,50 @@ def test_retrieval_errors_are_torchmetrics_ones(call: Callable[[Any], Any], mess
     for library in (tmq, ocq):
         with pytest.raises(ValueError, match=message):
             call(library)
+
+
+# --------------------------------------------------------------------------- text, image
+
+
+def test_text_and_image_match_torchmetrics() -> None:
+    import torchmetrics.functional.image as tmi
+    import torchmetrics.functional.text as tmt
+
+    from torchtally.compat.torchmetrics.functional import image, text
+
+    for name in (
+        "char_error_rate",
+        "word_error_rate",
+        "match_error_rate",
+        "word_information_lost",
+        "word_information_preserved",
+    ):
+        preds, target = (
+            ["hello duck", "a b c", "the cat sat"],
+            ["hello world", "a c", "the cat sat"],
+        )
+        assert_same(getattr(tmt, name)(preds, target), getattr(text, name)(preds, target))
+    g = torch.Generator().manual_seed(0)
+    logits, tokens = torch.randn(2, 5, 7, generator=g), torch.randint(0, 7, (2, 5), generator=g)
+    tokens[0, 0] = -100
+    assert_same(
+        tmt.perplexity(logits, tokens, ignore_index=-100),
+        text.perplexity(logits, tokens, ignore_index=-100),
+        1e-5,
+    )
+    x = torch.rand(2, 1, 16, 16, generator=g)
+    y = (x * 0.8 + 0.1 * torch.rand(2, 1, 16, 16, generator=g)).clamp(0, 1)
+    assert_same(
+        tmi.peak_signal_noise_ratio(x, y, 1.0), image.peak_signal_noise_ratio(x, y, 1.0), 1e-5
+    )
+    assert_same(
+        tmi.structural_similarity_index_measure(x, y, data_range=1.0),
+        image.structural_similarity_index_measure(x, y, data_range=1.0),
+        1e-5,
+    )
+    for library in (tmf, ours):
+        with pytest.warns(FutureWarning, match="Import `word_error_rate` from `torchmetrics.text`"):
+            library.word_error_rate(["a b"], ["a c"])
+        with pytest.warns(FutureWarning, match="Import `peak_signal_noise_ratio` from"):
+            value = library.peak_signal_noise_ratio(x, y)  # data_range 3.0 at the root
+        assert_same(tmi.peak_signal_noise_ratio(x, y, 3.0), value, 1e-5)

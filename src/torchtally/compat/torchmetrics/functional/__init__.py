@@ -1,10 +1,27 @@
 """`torchmetrics.functional` on torchtally: TorchMetrics 1.9's functions, each the value of
 the compatible class (or of `torchtally.functional`'s per-query retrieval arithmetic) on one
 batch, so a function and its class cannot disagree; TorchMetrics' argument order, defaults,
-checks and messages. The retrieval functions here are TorchMetrics' deprecated root
-names (with its FutureWarning); `functional.retrieval` has them without."""
+checks and messages. The retrieval, text and image functions here are TorchMetrics'
+deprecated root names (with its FutureWarning); `functional.retrieval`, `.text` and `.image`
+have them without."""
 
-from torchtally.compat.torchmetrics.functional import classification, regression, retrieval
+from torchtally.compat.torchmetrics.functional import (
+    classification,
+    image,
+    regression,
+    retrieval,
+    text,
+)
+from torchtally.compat.torchmetrics.functional._deprecated_root import (
+    char_error_rate,
+    match_error_rate,
+    peak_signal_noise_ratio,
+    perplexity,
+    structural_similarity_index_measure,
+    word_error_rate,
+    word_information_lost,
+    word_information_preserved,
+)
 from torchtally.compat.torchmetrics.functional.classification import (
     accuracy,
     auroc,
@@ -75,6 +92,7 @@ __all__ = [
     "average_precision",
     "binary_eer",
     "calibration_error",
+    "char_error_rate",
     "classification",
     "cohen_kappa",
     "concordance_corrcoef",
@@ -88,10 +106,12 @@ __all__ = [
     "fbeta_score",
     "hamming_distance",
     "hinge_loss",
+    "image",
     "jaccard_index",
     "kl_divergence",
     "log_cosh_error",
     "logauc",
+    "match_error_rate",
     "matthews_corrcoef",
     "mean_absolute_error",
     "mean_absolute_percentage_error",
@@ -102,7 +122,9 @@ __all__ = [
     "multilabel_eer",
     "negative_predictive_value",
     "normalized_root_mean_squared_error",
+    "peak_signal_noise_ratio",
     "pearson_corrcoef",
+    "perplexity",
     "precision",
     "precision_at_fixed_recall",
     "precision_recall_curve",
@@ -127,7 +149,12 @@ __all__ = [
     "specificity",
     "specificity_at_sensitivity",
     "stat_scores",
+    "structural_similarity_index_measure",
     "symmetric_mean_absolute_percentage_error",
+    "text",
     "tweedie_deviance_score",
     "weighted_mean_absolute_percentage_error",
+    "word_error_rate",
+    "word_information_lost",
+    "word_information_preserved",
 ]
