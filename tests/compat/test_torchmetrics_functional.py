@@ -614,12 +614,77 @@ def test_regression_private_ranking() -> None:
     assert torch.equal(_rank_data(data), tm_rank(data))
 
 
-def test_regression_shape_error_is_torchmetrics_one() -> None:
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (
+            lambda f: f.mean_squared_error(torch.rand(5), torch.rand(4)),
+            RuntimeError,
+            "Predictions and targets are expected to have the same shape",
+        ),
+        (
+            lambda f: f.r2_score(torch.rand(2, 3, 4), torch.rand(2, 3, 4)),
+            ValueError,
+            "Expected both prediction and target to be 1D or 2D tensors",
+        ),
+        (lambda f: f.r2_score(torch.rand(1), torch.rand(1)), ValueError, "Needs at least two"),
+        (
+            lambda f: f.pearson_corrcoef(torch.rand(4, 2, 5), torch.rand(4, 2, 5)),
+            ValueError,
+            "Expected both predictions and target to be either 1- or 2-dimensional",
+        ),
+        (
+            lambda f: f.cosine_similarity(torch.rand(5), torch.rand(5)),
+            ValueError,
+            "Expected input to cosine similarity to be 2D tensors",
+        ),
+        (
+            lambda f: f.kl_divergence(torch.rand(3, 4, 2), torch.rand(3, 4, 2)),
+            ValueError,
+            "Expected both p and q distribution to be 2D but got 3 and 3 respectively",
+        ),
+        (
+            lambda f: f.tweedie_deviance_score(torch.rand(4), torch.rand(4), power=0.5),
+            ValueError,
+            r"Deviance Score is not defined for power=0.5",
+        ),
+        (
+            lambda f: f.tweedie_deviance_score(-torch.rand(4), torch.rand(4), power=2),
+            ValueError,
+            r"For power=2, both 'preds' and 'targets' have to be strictly positive",
+        ),
+        (
+            lambda f: f.spearman_corrcoef(torch.ones(4).long(), torch.ones(4).long()),
+            TypeError,
+            "Expected `preds` and `target` both to be floating point tensors",
+        ),
+    ],
+)
+def test_regression_errors_are_torchmetrics_ones(
+    call: Callable[[Any], Any], error: type, message: str
+) -> None:
     for library in (tmr, ocr):
-        with pytest.raises(
-            RuntimeError, match="Predictions and targets are expected to have the same shape"
-        ):
-            library.mean_squared_error(torch.rand(5), torch.rand(4))
+        with pytest.raises(error, match=message):
+            call(library)
+
+
+def test_regression_warnings_and_shapes_are_torchmetrics_ones() -> None:
+    preds, target = torch.rand(10), torch.rand(10)
+    for library in (tmr, ocr):
+        with pytest.warns(UserWarning, match="More independent regressions than data points"):
+            library.r2_score(preds, target, adjusted=10)
+        with pytest.warns(UserWarning, match="Division by zero in adjusted r2 score"):
+            library.r2_score(preds, target, adjusted=9)
+    # TorchMetrics' function gives a (1,) concordance for 1-D inputs and reads a 2-D NRMSE
+    # input as one output
+    assert_same(tmr.concordance_corrcoef(preds, target), ocr.concordance_corrcoef(preds, target))
+    two_d = (torch.rand(12, 3) + 0.1, torch.rand(12, 3) + 0.1)
+    for normalization in ("mean", "range", "std", "l2"):
+        assert_same(
+            tmr.normalized_root_mean_squared_error(*two_d, normalization=normalization),
+            ocr.normalized_root_mean_squared_error(*two_d, normalization=normalization),
+            1e-5,
+        )
 
 
 # ------------------------------------------------------------------------------- retrieval

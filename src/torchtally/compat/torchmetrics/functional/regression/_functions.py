@@ -8,6 +8,7 @@ targets are expected to have the same shape"), and the number of outputs read fr
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import torch
@@ -48,6 +49,14 @@ def _same_shape(preds: Any, target: Any) -> None:
         raise RuntimeError(
             "Predictions and targets are expected to have the same shape, but got "
             f"{preds.shape} and {target.shape}."
+        )
+
+
+def _one_or_two_dims(preds: Tensor, target: Tensor) -> None:
+    if preds.ndim > 2 or target.ndim > 2:
+        raise ValueError(
+            "Expected both predictions and target to be either 1- or 2-dimensional tensors, "
+            f"but got {target.ndim} and {preds.ndim}."
         )
 
 
@@ -102,6 +111,8 @@ def mean_squared_log_error(preds: Tensor, target: Tensor) -> Tensor:
 
 def log_cosh_error(preds: Tensor, target: Tensor) -> Tensor:
     """Mean of `log(cosh(preds - target))`, per output for 2-D inputs."""
+    _same_shape(preds, target)
+    _one_or_two_dims(preds, target)
     return _value("LogCoshError", preds, target, num_outputs=_outputs(preds))
 
 
@@ -109,6 +120,29 @@ def r2_score(
     preds: Tensor, target: Tensor, adjusted: int = 0, multioutput: str = "uniform_average"
 ) -> Tensor:
     """Coefficient of determination (`adjusted` for that many regressors)."""
+    _same_shape(preds, target)
+    if preds.ndim > 2:
+        raise ValueError(
+            "Expected both prediction and target to be 1D or 2D tensors, but received tensors "
+            f"with dimension {preds.shape}"
+        )
+    if preds.shape[0] < 2:
+        raise ValueError("Needs at least two samples to calculate r2 score.")
+    if not isinstance(adjusted, int) or isinstance(adjusted, bool) or adjusted < 0:
+        raise ValueError("`adjusted` parameter should be an integer larger or equal to 0.")
+    if adjusted > preds.shape[0] - 1:
+        warnings.warn(
+            "More independent regressions than data points in adjusted r2 score. Falls back to "
+            "standard r2 score.",
+            UserWarning,
+            stacklevel=2,
+        )
+    elif adjusted and adjusted == preds.shape[0] - 1:
+        warnings.warn(
+            "Division by zero in adjusted r2 score. Falls back to standard r2 score.",
+            UserWarning,
+            stacklevel=2,
+        )
     return _value(
         "R2Score",
         preds,
@@ -130,12 +164,18 @@ def explained_variance(
 
 def pearson_corrcoef(preds: Tensor, target: Tensor) -> Tensor:
     """Pearson correlation, per output for 2-D inputs."""
+    _same_shape(preds, target)
+    _one_or_two_dims(preds, target)
     return _value("PearsonCorrCoef", preds, target, num_outputs=_outputs(preds))
 
 
 def concordance_corrcoef(preds: Tensor, target: Tensor) -> Tensor:
-    """Lin's concordance correlation, per output for 2-D inputs."""
-    return _value("ConcordanceCorrCoef", preds, target, num_outputs=_outputs(preds))
+    """Lin's concordance correlation, per output for 2-D inputs (shape `(1,)` for 1-D inputs,
+    as TorchMetrics' function returns)."""
+    _same_shape(preds, target)
+    _one_or_two_dims(preds, target)
+    value = _value("ConcordanceCorrCoef", preds, target, num_outputs=_outputs(preds))
+    return value.reshape(1) if preds.ndim == 1 else value
 
 
 def _rank_data(data: Tensor) -> Tensor:
@@ -150,6 +190,13 @@ def _rank_data(data: Tensor) -> Tensor:
 
 def spearman_corrcoef(preds: Tensor, target: Tensor) -> Tensor:
     """Spearman's rank correlation (ties share their mean rank), per output for 2-D inputs."""
+    _same_shape(preds, target)
+    if not (preds.is_floating_point() and target.is_floating_point()):
+        raise TypeError(
+            "Expected `preds` and `target` both to be floating point tensors, but got "
+            f"{preds.dtype} and {target.dtype}"
+        )
+    _one_or_two_dims(preds, target)
     # The class's buffer is never filled here (the value comes from the batch itself).
     return _value("SpearmanCorrCoef", preds, target, num_outputs=_outputs(preds), capacity=1)
 
@@ -163,6 +210,13 @@ def relative_squared_error(preds: Tensor, target: Tensor, squared: bool = True) 
 
 def cosine_similarity(preds: Tensor, target: Tensor, reduction: str | None = "sum") -> Tensor:
     """Cosine similarity of the rows of `(N, D)` inputs, summed or averaged over rows."""
+    _same_shape(preds, target)
+    if preds.ndim != 2:
+        raise ValueError(
+            "Expected input to cosine similarity to be 2D tensors of shape `[N,D]` where `N` is "
+            "the number of samples and `D` is the number of dimensions, but got tensor of shape "
+            f"{preds.shape}"
+        )
     return _value("CosineSimilarity", preds, target, reduction=reduction)
 
 
@@ -170,6 +224,11 @@ def kl_divergence(
     p: Tensor, q: Tensor, log_prob: bool = False, reduction: str | None = "mean"
 ) -> Tensor:
     """KL divergence of the rows of `(N, D)` distributions `p` from `q`."""
+    _same_shape(p, q)
+    if p.ndim != 2 or q.ndim != 2:
+        raise ValueError(
+            f"Expected both p and q distribution to be 2D but got {p.ndim} and {q.ndim} respectively"
+        )
     return _value("KLDivergence", p, q, log_prob=log_prob, reduction=reduction)
 
 
@@ -178,8 +237,43 @@ def minkowski_distance(preds: Tensor, targets: Tensor, p: float) -> Tensor:
     return _value("MinkowskiDistance", preds, targets, p=p)
 
 
+def _check_tweedie_domain(preds: Tensor, targets: Tensor, power: float) -> None:
+    """TorchMetrics' input domain of each power, with its messages (the class counts the values
+    outside it and raises at compute; a function raises at once, as TorchMetrics')."""
+    if power == 0:
+        return
+    if power == 1:
+        if bool((preds <= 0).any() | (targets < 0).any()):
+            raise ValueError(
+                f"For power={power}, 'preds' has to be strictly positive and 'targets' cannot be "
+                "negative."
+            )
+    elif power == 2:
+        if bool((preds <= 0).any() | (targets <= 0).any()):
+            raise ValueError(
+                f"For power={power}, both 'preds' and 'targets' have to be strictly positive."
+            )
+    elif power < 0:
+        if bool((preds <= 0).any()):
+            raise ValueError(f"For power={power}, 'preds' has to be strictly positive.")
+    elif 1 < power < 2:
+        if bool((preds <= 0).any() | (targets < 0).any()):
+            raise ValueError(
+                f"For power={power}, 'targets' has to be strictly positive and 'preds' cannot be "
+                "negative."
+            )
+    elif bool((preds <= 0).any() | (targets <= 0).any()):
+        raise ValueError(
+            f"For power={power}, both 'preds' and 'targets' have to be strictly positive."
+        )
+
+
 def tweedie_deviance_score(preds: Tensor, targets: Tensor, power: float = 0.0) -> Tensor:
     """Mean Tweedie deviance for `power` (0: squared error, 1: Poisson, 2: gamma)."""
+    _same_shape(preds, targets)
+    if isinstance(power, (int, float)) and 0 < power < 1:
+        raise ValueError(f"Deviance Score is not defined for power={power}.")
+    _check_tweedie_domain(preds, targets, power)
     return _value("TweedieDevianceScore", preds, targets, power=power)
 
 
@@ -200,6 +294,9 @@ def normalized_root_mean_squared_error(
     preds: Tensor, target: Tensor, normalization: str = "mean", num_outputs: int = 1
 ) -> Tensor:
     """RMSE over the target's mean, range, standard deviation or L2 norm."""
+    _same_shape(preds, target)
+    if num_outputs == 1:  # TorchMetrics' function reads any shape as one output
+        preds, target = preds.reshape(-1), target.reshape(-1)
     return _value(
         "NormalizedRootMeanSquaredError",
         preds,
