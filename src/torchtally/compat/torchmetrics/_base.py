@@ -15,6 +15,7 @@ import contextlib
 import copy
 import functools
 import inspect
+import sys
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -30,7 +31,6 @@ from torchtally.compat.torchmetrics import _user
 from torchtally.compat.torchmetrics.utilities.data import dim_zero_cat
 from torchtally.compat.torchmetrics.utilities.exceptions import TorchMetricsUserError
 from torchtally.metrics import Metric as _TallyMetric
-from torchtally.metrics._runtime import COUNT_SUFFIX
 
 __all__ = ["CompositionalMetric", "Metric"]
 
@@ -106,6 +106,19 @@ class _Batch(dict):  # type: ignore[type-arg]
 class _GroupBatches(dict):  # type: ignore[type-arg]
     """Precomputed batches keyed by `id(metric)`: a collection's `forward` hands each group
     owner its own batch through the inner collection's single `update` call."""
+
+
+def _called_by_torchmetrics() -> bool:
+    """Whether the method calling this was called by TorchMetrics' own code: its containers
+    (MetricCollection, Running, metric arithmetic), which accept our metrics once Lightning
+    registers them as `torchmetrics.Metric`, then rely on TorchMetrics' internals (Running
+    keeps references to states that our in-place `reset` zeroes: a silent NaN). Never while
+    compiling: Dynamo cannot trace the frame lookup, and TorchMetrics' containers are not
+    compiled."""
+    if torch.compiler.is_compiling():
+        return False
+    module = sys._getframe(2).f_globals.get("__name__", "")
+    return bool(module == "torchmetrics" or module.startswith("torchmetrics."))
 
 
 class Metric(_TallyMetric):
@@ -285,6 +298,8 @@ class Metric(_TallyMetric):
     def _defaults(self) -> dict[str, Any]:
         """TorchMetrics' `{state: the value reset restores}` (for a built-in metric an empty
         list for a `cat` state, whose rows TorchMetrics keeps in a list)."""
+        if _called_by_torchmetrics():
+            return cast(dict[str, Any], self._not_torchmetrics())
         if self._tm_user:
             return cast(dict[str, Any], self.__dict__["_tm_defaults"])
         defaults: dict[str, Any] = {}
@@ -350,7 +365,9 @@ class Metric(_TallyMetric):
         `unsync`)."""
         if self._tm_user:
             return bool(self.__dict__.get("_tm_is_synced", False))
-        return super().is_synced
+        # Not `super().is_synced`: under torch 2.13's Dynamo that reads the property object
+        # itself (always true), so a compiled `forward` would refuse as if synced.
+        return bool(_TallyMetric.is_synced.__get__(self))
 
     @property
     def _update_signature(self) -> inspect.Signature:
@@ -366,6 +383,8 @@ class Metric(_TallyMetric):
     def _filter_kwargs(self, **kwargs: Any) -> dict[str, Any]:
         """The keyword arguments `update` takes (all of them if it takes `**kwargs`; none if
         it names none of them), as TorchMetrics' collections and compositions pass them."""
+        if _called_by_torchmetrics():
+            return cast(dict[str, Any], self._not_torchmetrics())
         parameters = self._update_signature.parameters
         variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
         named = {
@@ -453,7 +472,7 @@ class Metric(_TallyMetric):
         """The states TorchMetrics would list: the fill count of a `cat` state (part of it
         here) left out."""
         names = self.state_names()
-        cats = {name + COUNT_SUFFIX for name in names if self.state_reduction(name) == "cat"}
+        cats = {self.cat_state(n).count_name for n in names if self.state_reduction(n) == "cat"}
         return [name for name in names if name not in cats]
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -754,6 +773,8 @@ class Metric(_TallyMetric):
 
     def _reduce_states(self, incoming_state: dict[str, Any]) -> None:
         """Fold a dict of states into this metric's, by each state's reduction."""
+        if _called_by_torchmetrics():
+            self._not_torchmetrics()
         if self._tm_user:
             _user.reduce_states(self, incoming_state)
             return
