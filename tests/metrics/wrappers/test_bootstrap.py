@@ -88,14 +88,22 @@ def test_merge_is_replica_wise_and_reset_restores() -> None:
     )
     first.update(labels[:10], scores[:10])
     second.update(labels[10:], scores[10:])
-    correct = first.replica_correct + second.replica_correct
-    total = first.replica_total + second.replica_total
+    # Both replicas r saw their part under the draws of update 0 (seed 0, rank 0): merged,
+    # replica r is the wrapped metric over both parts under those weights.
+    head = poisson_weights(0, torch.tensor(0), 5, 10)
+    tail = poisson_weights(0, torch.tensor(0), 5, 20)
+    expected = []
+    for r in range(5):
+        metric = AccuracyMetric()
+        metric.update(labels[:10], scores[:10], head[r])
+        metric.update(labels[10:], scores[10:], tail[r])
+        expected.append(metric.compute())
     merged = first.merge_state(second).compute()["raw"]
-    torch.testing.assert_close(
-        merged, (correct / total).reshape(-1).float()
-    )  # AccuracyMetric returns float32
+    torch.testing.assert_close(merged, torch.stack(expected).reshape(-1))
     first.reset()
-    assert float(first.replica_total.sum()) == 0.0
+    fresh = BootStrapper(AccuracyMetric(), 5, raw=True)
+    for (name, state, _), (_, clean, _) in zip(first.states(), fresh.states(), strict=True):
+        torch.testing.assert_close(state, clean, msg=f"state {name} after reset")
 
 
 def test_errors_of_the_wrapped_metric_raise() -> None:

@@ -61,9 +61,14 @@ def device_constant(
     """The constant tensor `make(device)` for tensors like `like`, made once per device and
     key (made on every use, a tensor built on the host costs a copy to the accelerator, an
     op). Made afresh, and not kept, while compiling or for a fake tensor: a traced constant is
-    not a tensor to keep, and a kept one is not a traced one."""
+    not a tensor to keep, and a kept one is not a traced one. (Under `torch.func.vmap`
+    `like` is a wrapper, not itself fake: an active fake mode is asked too.)"""
     device = like.device
-    if torch.compiler.is_compiling() or isinstance(like, _fake_tensor_type()):
+    if (
+        torch.compiler.is_compiling()
+        or isinstance(like, _fake_tensor_type())
+        or torch._C._get_dispatch_mode(torch._C._TorchDispatchModeKey.FAKE) is not None
+    ):
         return make(device)
     full = (*key, device)
     value = _constants.get(full)

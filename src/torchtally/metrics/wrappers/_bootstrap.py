@@ -82,6 +82,27 @@ class _Method(nn.Module):
         return call(self.metric, *args, **kwargs)
 
 
+class _ErrorCounts(nn.Module):
+    """Reads a metric's data error counts (its `_errors`) as `forward`, for
+    `torch.func.functional_call` over substituted states: a metric that holds its counts
+    inside another state answers `_errors` from that state, so the wrappers ask the metric
+    instead of reading one state by name."""
+
+    def __init__(self, metric: Metric) -> None:
+        super().__init__()
+        self.metric = metric
+
+    def forward(self) -> Tensor:
+        counts: Tensor = self.metric._errors
+        return counts
+
+
+def wrapped_error_counts(metric: Metric, states: dict[str, Tensor]) -> Tensor:
+    """The data errors by kind `metric` reports when it holds `states` (named
+    "metric.<state>", as `_Method` takes them)."""
+    return cast(Tensor, torch.func.functional_call(_ErrorCounts(metric), states, ()))
+
+
 @final
 class BootStrapper(Metric):
     """Bootstrapped mean, standard deviation and quantiles of a metric (TorchMetrics'
@@ -273,7 +294,9 @@ class BootStrapper(Metric):
         errors: Tensor = self._buffers["_replica_errors"]  # type: ignore[assignment]
         if not self.error_kinds or tracing(errors):
             return
-        raise_for_counts(self.name, tuple(self.error_kinds.values()), errors[0])
+        first = {name: stacked[0] for name, stacked in self._stacked().items()}
+        counts = wrapped_error_counts(self._template, first)
+        raise_for_counts(self.name, tuple(self.error_kinds.values()), counts)
 
     def extra_repr(self) -> str:
         return f"name={self.name!r}, metric={type(self._template).__name__}, num_bootstraps={self.num_bootstraps}"

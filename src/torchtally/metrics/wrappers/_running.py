@@ -9,7 +9,7 @@ from torch import Tensor
 
 from torchtally._errors import check_int, raise_for_counts, tracing
 from torchtally.metrics._base import Metric
-from torchtally.metrics.wrappers._bootstrap import _Method
+from torchtally.metrics.wrappers._bootstrap import _Method, wrapped_error_counts
 
 __all__ = ["Running"]
 
@@ -91,6 +91,10 @@ class Running(Metric):
             buffer.index_copy_(0, slot, scratch[f"metric.{state}"].unsqueeze(0).to(buffer.dtype))
 
     def compute(self) -> Any:
+        return torch.func.functional_call(self._compute_call, self._window(), ())
+
+    def _window(self) -> dict[str, Tensor]:
+        """The wrapped metric's states over the window (the ring reduced)."""
         reduced = {}
         for state, ring, reduction in self._names:
             buffer: Tensor = self._buffers[ring]  # type: ignore[assignment]
@@ -100,14 +104,15 @@ class Running(Metric):
                 reduced[f"metric.{state}"] = buffer.amin(0)
             else:
                 reduced[f"metric.{state}"] = buffer.sum(0)
-        return torch.func.functional_call(self._compute_call, reduced, ())
+        return reduced
 
     def check_errors(self) -> None:
         """Raise the wrapped metric's data errors seen in the window."""
         errors: Tensor = self._buffers["_ring_errors"]  # type: ignore[assignment]
         if not self.error_kinds or tracing(errors):
             return
-        raise_for_counts(self.name, tuple(self.error_kinds.values()), errors.sum(0))
+        counts = wrapped_error_counts(self._template, self._window())
+        raise_for_counts(self.name, tuple(self.error_kinds.values()), counts)
 
     def extra_repr(self) -> str:
         return f"name={self.name!r}, metric={type(self._template).__name__}, window={self.window}"
