@@ -48,7 +48,10 @@ class ReferencePage:
 
     `external` holds the names that re-export another package's object (tensorboard's
     `ScalarEvent`, say): mkdocstrings does not read other packages' sources, so those are
-    listed with their origin and the docstring they carry at run time.
+    listed with their origin and the docstring they carry at run time. So are our own
+    objects whose name is also a submodule's (TorchMetrics' layout:
+    `functional.classification.accuracy` is a module and, once imported, a function): the
+    source reader sees the submodule there.
     """
 
     module: str
@@ -115,11 +118,34 @@ def _origin(obj: Any) -> str:
     return f"{obj.__module__}.{obj.__qualname__}"
 
 
+def _submodule_names(module: types.ModuleType) -> set[str]:
+    path = getattr(module, "__path__", None)
+    return {info.name for info in pkgutil.iter_modules(path)} if path is not None else set()
+
+
+def _runtime_doc(obj: Any) -> str:
+    doc = inspect.getdoc(obj) or ""
+    if callable(obj) and not isinstance(obj, type) and doc:
+        try:
+            return f"{obj.__name__}{inspect.signature(obj)}\n\n{doc}"
+        except (TypeError, ValueError):
+            return doc
+    return doc
+
+
 def reference_pages() -> list[ReferencePage]:
     """The pages: every canonical package, then each other public module with a name of its own."""
     modules = {module.__name__: module for module in public_modules()}
     order = [name for name in CANONICAL if name in modules]
     order += [name for name in sorted(modules) if name not in CANONICAL]
+    # Objects the source reader cannot reach by name: on their package's page, and on every
+    # page that re-exports them from there.
+    shadowed = {
+        id(getattr(module, m))
+        for module in modules.values()
+        for m in documented_names(module)
+        if m in _submodule_names(module)
+    }
     covered: set[Any] = set()
     pages = []
     for name in order:
@@ -129,9 +155,13 @@ def reference_pages() -> list[ReferencePage]:
         if name not in CANONICAL and keys <= covered:
             continue
         covered |= keys
-        own = tuple(m for m in members if _is_own(getattr(module, m)))
+        own = tuple(
+            m
+            for m in members
+            if _is_own(getattr(module, m)) and id(getattr(module, m)) not in shadowed
+        )
         external = tuple(
-            (m, _origin(getattr(module, m)), inspect.getdoc(getattr(module, m)) or "")
+            (m, _origin(getattr(module, m)), _runtime_doc(getattr(module, m)))
             for m in members
             if m not in own
         )
@@ -152,11 +182,12 @@ def page_markdown(page: ReferencePage) -> str:
         f"{members}\n"
     )
     for name, origin, doc in page.external:
-        text += (
-            f"\n## `{name}` {{#{page.module}.{name}}}\n\n"
-            f"Re-exported from another package: `{origin}`.\n\n"
-            f"```text\n{doc}\n```\n"
+        where = (
+            f"Defined in `{origin}` (also the name of a submodule, as in TorchMetrics)."
+            if origin.startswith(ROOT + ".")
+            else f"Re-exported from another package: `{origin}`."
         )
+        text += f"\n## `{name}` {{#{page.module}.{name}}}\n\n{where}\n\n```text\n{doc}\n```\n"
     return text
 
 

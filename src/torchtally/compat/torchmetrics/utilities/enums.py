@@ -41,22 +41,30 @@ class _StrEnum(str, Enum):
 
 
 class ClassificationTask(_StrEnum):
+    """The `task` of a classification metric: binary, multiclass or multilabel."""
+
     BINARY = "binary"
     MULTICLASS = "multiclass"
     MULTILABEL = "multilabel"
 
 
 class ClassificationTaskNoBinary(_StrEnum):
+    """The `task` of a metric with no binary form: multilabel or multiclass."""
+
     MULTILABEL = "multilabel"
     MULTICLASS = "multiclass"
 
 
 class ClassificationTaskNoMultilabel(_StrEnum):
+    """The `task` of a metric with no multilabel form: binary or multiclass."""
+
     BINARY = "binary"
     MULTICLASS = "multiclass"
 
 
 class AverageMethod(_StrEnum):
+    """The `average` of a classification metric over classes (or labels)."""
+
     MICRO = "micro"
     MACRO = "macro"
     WEIGHTED = "weighted"
@@ -65,5 +73,7 @@ class AverageMethod(_StrEnum):
 
 
 class MDMCAverageMethod(_StrEnum):
+    """TorchMetrics' multidim-multiclass `mdmc_average`: global or samplewise."""
+
     GLOBAL = "global"
     SAMPLEWISE = "samplewise"
