@@ -1,5 +1,6 @@
-"""Metrics inside a compiled training step (issue 16): an MLP and a CNN step with six
-torchtally metrics updated inside `torch.compile(fullgraph=True)` against the same step with no
+"""Metrics inside a compiled training step (issues 16, 26): an MLP and a CNN step with six
+torchtally metrics in a collection, and with five separate metrics (no collection: no shared
+statistic), updated inside `torch.compile(fullgraph=True)` against the same step with no
 metrics, interleaved in one process, with the graphs compiled and the recompiles after warmup
 counted (target: overhead <= 3% of the bare step, one graph per step variant, no recompiles).
 TorchMetrics updated eagerly after the step (it cannot be compiled) is shown for reference.
@@ -58,6 +59,18 @@ def six_torchtally() -> tt.MetricCollection:
     )
 
 
+def five_separate() -> list[tt.Metric]:
+    """Five metrics updated one by one: each keeps and updates its own state (in a
+    collection, accuracy, precision and F1 read one confusion statistic)."""
+    return [
+        tt.AccuracyMetric(),
+        tt.F1ScoreMetric(CLASSES, average_type="macro"),
+        tt.TopKAccuracyMetric(3),
+        tt.AUROCMetric(CLASSES, num_bins=128),
+        tt.ConfusionMatrixMetric(CLASSES),
+    ]
+
+
 def six_torchmetrics() -> torchmetrics.MetricCollection:
     return torchmetrics.MetricCollection(
         {
@@ -90,12 +103,19 @@ def make_step(
     torch.manual_seed(0)
     model = model_factory()
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
-    metrics: Any = six_torchtally() if kind == "torchtally" else six_torchmetrics()
+    metrics: Any = {
+        "torchtally": six_torchtally,
+        "five separate": five_separate,
+    }.get(kind, six_torchmetrics)()
 
     def forward(inputs: Tensor, labels: Tensor) -> Tensor:
         logits = model(inputs)
         if kind == "torchtally":
             metrics.update(labels, torch.softmax(logits.detach(), -1))
+        elif kind == "five separate":
+            probabilities = torch.softmax(logits.detach(), -1)
+            for metric in metrics:
+                metric.update(labels, probabilities)
         return nn.functional.cross_entropy(logits, labels)
 
     compiled = torch.compile(forward, backend=counter, fullgraph=True)
@@ -143,9 +163,9 @@ def measure(name: str, factory: Callable[[], nn.Module], inputs: Tensor, rounds:
         0, CLASSES, (inputs.shape[0],), generator=torch.Generator().manual_seed(1)
     )
     logits = torch.randn(inputs.shape[0], CLASSES, generator=torch.Generator().manual_seed(2))
-    kinds = ("bare step", "torchtally", "TorchMetrics", "metrics alone")
+    kinds = ("bare step", "torchtally", "five separate", "TorchMetrics", "metrics alone")
     counters = {kind: GraphCounter() for kind in kinds}
-    steps = {kind: make_step(factory, kind, counters[kind]) for kind in kinds[:3]}
+    steps = {kind: make_step(factory, kind, counters[kind]) for kind in kinds[:4]}
     alone = metrics_alone(counters["metrics alone"])
     calls: dict[str, Callable[[], object]] = {
         kind: (lambda s=s: s(inputs, labels)) for kind, s in steps.items()
@@ -163,6 +183,7 @@ def measure(name: str, factory: Callable[[], nn.Module], inputs: Tensor, rounds:
     )
     base = timings["bare step"].median_s
     q1, paired, q3 = paired_ratio(timings["torchtally"], timings["bare step"])
+    s1, separate, s3 = paired_ratio(timings["five separate"], timings["bare step"])
     guards = {kind: guard_evaluation_us(calls[kind]) for kind in ("bare step", "torchtally")}
     row = {
         "model": name,
@@ -176,11 +197,17 @@ def measure(name: str, factory: Callable[[], nn.Module], inputs: Tensor, rounds:
         "torchtally overhead % (paired rounds, IQR)": (
             f"{(q1 - 1) * 100:.2f} .. {(q3 - 1) * 100:.2f}"
         ),
+        "five separate step ms": round(timings["five separate"].median_s * 1e3, 3),
+        "five separate overhead % (paired rounds, median)": round((separate - 1) * 100, 2),
+        "five separate overhead % (paired rounds, IQR)": (
+            f"{(s1 - 1) * 100:.2f} .. {(s3 - 1) * 100:.2f}"
+        ),
         "guard evaluation µs (bare step)": guards["bare step"],
         "guard evaluation µs (torchtally step)": guards["torchtally"],
         "metrics alone ms": round(timings["metrics alone"].median_s * 1e3, 3),
         "metrics alone % of bare step": round(timings["metrics alone"].median_s / base * 100, 2),
         "graphs (torchtally step)": after_warmup["torchtally"],
+        "graphs (five separate step)": after_warmup["five separate"],
         "recompiles after warmup": sum(c.graphs - after_warmup[k] for k, c in counters.items()),
         "rounds": rounds,
     }
