@@ -22,6 +22,8 @@ from sklearn.metrics import ndcg_score
 
 from torchtally._errors import MetricValueError
 from torchtally.functional.retrieval import (
+    flat_query_values,
+    grouped_query_values,
     retrieval_hit_rate,
     retrieval_map,
     retrieval_mrr,
@@ -272,3 +274,106 @@ def test_docstring_examples(name: str) -> None:
         importlib.import_module(name), extraglobs={"torch": torch}, optionflags=doctest.ELLIPSIS
     )
     assert result.attempted > 0 and result.failed == 0
+
+
+# The native metrics rank every candidate whatever its score's sign (the default); TorchMetrics
+# 1.9's "scored <= 0 is never retrieved" rule is opt-in (`nonpositive_never_retrieved=True`)
+# for the compat layer. Values: (all scores 0, mixed signs) for
+# preds [[0, 0, 0, 0], [0.9, 0.0, 0.4, 0.5]], target [[1, 0, 1, 0], [1, 1, 1, 0]].
+NATIVE_NONPOSITIVE: list[tuple[type, dict[str, Any], tuple[float, float]]] = [
+    (RetrievalMAPMetric, {}, ((1 + 2 / 3) / 2, (1 + 2 / 3 + 3 / 4) / 3)),
+    (RetrievalMRRMetric, {}, (1.0, 1.0)),
+    (RetrievalPrecisionMetric, {}, (2 / 4, 3 / 4)),
+    (RetrievalPrecisionMetric, {"top_k": 2}, (1 / 2, 1 / 2)),
+    (RetrievalRecallMetric, {}, (1.0, 1.0)),
+    (RetrievalRecallMetric, {"top_k": 1}, (1 / 2, 1 / 3)),
+    (RetrievalHitRateMetric, {"top_k": 1}, (1.0, 1.0)),
+    (RetrievalRPrecisionMetric, {}, (1 / 2, 2 / 3)),
+]
+NONPOSITIVE_PREDS = torch.tensor([[0.0, 0.0, 0.0, 0.0], [0.9, 0.0, 0.4, 0.5]])
+NONPOSITIVE_TARGET = torch.tensor([[1, 0, 1, 0], [1, 1, 1, 0]])
+
+
+@pytest.mark.parametrize(
+    ("cls", "kwargs", "values"),
+    NATIVE_NONPOSITIVE,
+    ids=[f"{c.__name__}{k}" for c, k, _ in NATIVE_NONPOSITIVE],
+)
+def test_native_metrics_count_candidates_scored_nonpositive(
+    cls: type, kwargs: dict[str, Any], values: tuple[float, float]
+) -> None:
+    for row, value in enumerate(values):
+        preds, target = NONPOSITIVE_PREDS[row : row + 1], NONPOSITIVE_TARGET[row : row + 1]
+        assert float(cls(**kwargs)(preds, target)) == pytest.approx(value)
+        flat = cls(**kwargs, capacity=8)
+        flat.update(preds.reshape(-1), target.reshape(-1), torch.zeros(4, dtype=torch.long))
+        assert float(flat.compute()) == pytest.approx(value)
+
+
+def test_functional_rule_is_opt_in() -> None:
+    preds, target = NONPOSITIVE_PREDS, NONPOSITIVE_TARGET
+    # Default: every candidate ranks (the native values above, mean over the two rows).
+    assert float(retrieval_map(preds, target)) == pytest.approx(
+        ((1 + 2 / 3) / 2 + (1 + 2 / 3 + 3 / 4) / 3) / 2
+    )
+    # TorchMetrics 1.9's rule: row 1 retrieves nothing; row 2 retrieves 0.9 and 0.4 (of 3).
+    rule = {"nonpositive_never_retrieved": True}
+    assert float(retrieval_map(preds, target, **rule)) == pytest.approx((0 + (1 + 2 / 3) / 2) / 2)
+    assert float(retrieval_mrr(preds, target, **rule)) == pytest.approx((0 + 1) / 2)
+    assert float(retrieval_precision(preds, target, **rule)) == pytest.approx((0 + 2 / 4) / 2)
+    assert float(retrieval_recall(preds, target, **rule)) == pytest.approx((0 + 2 / 3) / 2)
+    assert float(retrieval_recall(preds, target, 1, **rule)) == pytest.approx((0 + 1 / 3) / 2)
+    # "pos" still sees row 1 as non-empty: its relevance counts every relevant candidate.
+    assert float(retrieval_mrr(preds, target, empty_target_action="pos", **rule)) == 0.5
+
+
+def test_rule_argument_errors_name_the_argument() -> None:
+    preds, target = NONPOSITIVE_PREDS, NONPOSITIVE_TARGET
+    with pytest.raises(
+        ValueError,
+        match=r"Argument `nonpositive_never_retrieved` must be False for kind='hit_rate'.*"
+        r"Received: nonpositive_never_retrieved=True",
+    ):
+        grouped_query_values("hit_rate", preds, target, nonpositive_never_retrieved=True)
+    with pytest.raises(ValueError, match=r"must be False for kind='ndcg'"):
+        flat_query_values(
+            "ndcg",
+            preds.reshape(-1),
+            target.reshape(-1),
+            torch.zeros(8, dtype=torch.long),
+            nonpositive_never_retrieved=True,
+        )
+    with pytest.raises(
+        ValueError,
+        match=r"`nonpositive_never_retrieved` must be a bool\. "
+        r"Received: nonpositive_never_retrieved=1",
+    ):
+        retrieval_recall(preds, target, nonpositive_never_retrieved=1)  # type: ignore[arg-type]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    pair=st.sampled_from(OURS_AND_THEIRS),
+    top_k=st.sampled_from([None, 1, 3]),
+)
+def test_native_values_do_not_depend_on_the_scores_sign(
+    seed: int, pair: tuple[type, Any, bool], top_k: int | None
+) -> None:
+    """Shifting every score by +2 (exact on a grid of eighths in [-1, 1]) keeps the ranking and
+    its ties, so the native values, which only rank, cannot change."""
+    ours_cls, _, takes_k = pair
+    g = torch.Generator().manual_seed(seed)
+    preds = torch.randint(-8, 9, (5, 6), generator=g).float() / 8
+    target = torch.randint(0, 2, (5, 6), generator=g)
+    kwargs: dict[str, Any] = {"top_k": top_k} if takes_k else {}
+    assert bool((preds + 2.0 > 0).all())
+    grouped = [float(ours_cls(**kwargs)(preds + shift, target)) for shift in (0.0, 2.0)]
+    assert grouped[0] == pytest.approx(grouped[1])
+    indexes = torch.arange(5).repeat_interleave(6)
+    flat = []
+    for shift in (0.0, 2.0):
+        metric = ours_cls(**kwargs, capacity=30)
+        metric.update((preds + shift).reshape(-1), target.reshape(-1), indexes)
+        flat.append(float(metric.compute()))
+    assert flat[0] == pytest.approx(flat[1]) and flat[0] == pytest.approx(grouped[0])

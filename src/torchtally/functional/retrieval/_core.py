@@ -25,9 +25,13 @@ Definitions (per query, ranked by score, best first; `k` = `top_k`, or every can
   share their tie group's mean gain, as scikit-learn's `ndcg_score` and TorchMetrics.
 
 Ties elsewhere go to the earlier candidate (a stable sort); TorchMetrics leaves them to an
-unstable sort. TorchMetrics also never counts a relevant candidate whose score is <= 0 as a hit
-for MAP, MRR, precision and recall (an artefact of its implementation); here every candidate
-counts, so the two agree on positive scores (probabilities).
+unstable sort.
+
+TorchMetrics 1.9 never counts a candidate whose score is <= 0 as retrieved for MAP, MRR,
+precision and recall (it zeroes such targets before ranking), while recall's denominator and
+the empty-query test still count every relevant candidate. Here every candidate counts unless
+`nonpositive_never_retrieved=True` (MAP, MRR, precision and recall only), which reproduces that
+rule: the two agree on positive scores (probabilities) either way.
 
 A query with no relevant candidate is "empty"; `empty_target_action` decides its value:
 "neg" 0, "pos" 1, "skip" leaves it out, "error" counts it as a data error (raised at compute).
@@ -45,6 +49,7 @@ __all__ = [
     "AGGREGATIONS",
     "EMPTY_TARGET_ACTIONS",
     "KINDS",
+    "NONPOSITIVE_RULE_KINDS",
     "check_retrieval_args",
     "flat_query_values",
     "grouped_query_values",
@@ -60,6 +65,9 @@ __all__ = [
 ]
 
 KINDS = ("ndcg", "mrr", "map", "hit_rate", "precision", "recall", "r_precision")
+NONPOSITIVE_RULE_KINDS = ("map", "mrr", "precision", "recall")
+"""The kinds that take `nonpositive_never_retrieved=True`: those TorchMetrics 1.9 applies its
+rule to (a candidate scored <= 0 is never retrieved)."""
 EMPTY_TARGET_ACTIONS = ("neg", "pos", "skip", "error")
 AGGREGATIONS = ("mean", "min", "max")
 
@@ -77,6 +85,20 @@ def check_retrieval_args(
         )
     check_choice("empty_target_action", empty_target_action, EMPTY_TARGET_ACTIONS)
     check_choice("aggregation", aggregation, AGGREGATIONS)
+
+
+def _check_nonpositive_rule(kind: str, nonpositive_never_retrieved: object) -> None:
+    if not isinstance(nonpositive_never_retrieved, bool):
+        raise ValueError(
+            "Argument `nonpositive_never_retrieved` must be a bool. Received: "
+            f"nonpositive_never_retrieved={nonpositive_never_retrieved!r}"
+        )
+    if nonpositive_never_retrieved and kind not in NONPOSITIVE_RULE_KINDS:
+        raise ValueError(
+            f"Argument `nonpositive_never_retrieved` must be False for kind={kind!r}: "
+            f"TorchMetrics 1.9 applies that rule only to {', '.join(NONPOSITIVE_RULE_KINDS)}. "
+            f"Received: nonpositive_never_retrieved={nonpositive_never_retrieved!r}"
+        )
 
 
 def _check_pair(preds: Tensor, target: Tensor, dims: int) -> None:
@@ -112,8 +134,13 @@ def _per_query(
     relevant_so_far: Tensor,
     tie_gain: Tensor,
     ideal_dcg: Tensor,
+    retrieved: Tensor | None = None,
 ) -> tuple[Tensor, Tensor, Tensor]:
     """Per-query values from per-element tensors in ranked order (all flat, same length).
+
+    `retrieved` (bool), where given, is False for candidates that never count as a hit (their
+    relevance still counts in `relevance`, recall's denominator); `relevant_so_far` must count
+    only hits that are retrieved.
 
     Returns `(values, candidates, relevance)`, each `(num_groups,)` float64: the metric, the
     number of real candidates and the summed relevance of each query.
@@ -129,6 +156,8 @@ def _per_query(
     cut = candidates if top_k is None else torch.full_like(candidates, float(top_k))
     in_top = torch.logical_and(valid, rank.to(f64) < cut[group])
     hit = torch.logical_and(in_top, gain > 0)
+    if retrieved is not None:
+        hit = torch.logical_and(hit, retrieved)
     hits = per_group(hit)
     if kind == "precision":
         if top_k is None:
@@ -167,6 +196,7 @@ def grouped_query_values(
     *,
     adaptive_k: bool = False,
     ignore_index: int | None = None,
+    nonpositive_never_retrieved: bool = False,
 ) -> tuple[Tensor, Tensor, Tensor]:
     """Per-query values of `(B, K)` candidate lists.
 
@@ -178,11 +208,16 @@ def grouped_query_values(
         mask: Optional `(B, K)` bool, `False` for padding.
         adaptive_k: Precision: divide by min(k, candidates) instead of k.
         ignore_index: Candidates whose target equals it are padding (TorchMetrics' option).
+        nonpositive_never_retrieved: TorchMetrics 1.9's rule (kinds in
+            `NONPOSITIVE_RULE_KINDS` only): a candidate scored <= 0 never counts as retrieved
+            (a hit), while recall's denominator and `relevance` still count every relevant
+            candidate. False (every candidate counts) by default.
 
     Returns:
         `(values, candidates, relevance)`, each `(B,)` float64.
     """
     _check_pair(preds, target, 2)
+    _check_nonpositive_rule(kind, nonpositive_never_retrieved)
     valid = torch.ones_like(preds, dtype=torch.bool) if mask is None else mask
     if mask is not None:
         check_tensor("mask", mask)
@@ -200,7 +235,9 @@ def grouped_query_values(
     valid_sorted = valid.gather(1, order)
     gain = torch.where(valid_sorted, target.gather(1, order).to(torch.float64), 0.0)
     rank = torch.arange(width, device=preds.device).expand(rows, width)
-    relevant_so_far = torch.cumsum((gain > 0).to(torch.int32), dim=1)
+    retrieved = sorted_scores > 0 if nonpositive_never_retrieved else None
+    is_hit = gain > 0 if retrieved is None else torch.logical_and(gain > 0, retrieved)
+    relevant_so_far = torch.cumsum(is_hit.to(torch.int32), dim=1)
     # Tie groups: runs of equal scores in a row (ids unique over the batch).
     changed = torch.ones_like(valid_sorted)
     changed[:, 1:] = sorted_scores[:, 1:] != sorted_scores[:, :-1]
@@ -228,6 +265,7 @@ def grouped_query_values(
         relevant_so_far.reshape(-1),
         tie_gain.reshape(-1),
         ideal_dcg,
+        None if retrieved is None else retrieved.reshape(-1),
     )
 
 
@@ -247,6 +285,7 @@ def flat_query_values(
     valid: Tensor | None = None,
     *,
     adaptive_k: bool = False,
+    nonpositive_never_retrieved: bool = False,
 ) -> tuple[Tensor, Tensor, Tensor]:
     """Per-query values of flat `(N,)` inputs grouped by `indexes` (TorchMetrics' form).
 
@@ -258,12 +297,17 @@ def flat_query_values(
         top_k: The cut-off k; None ranks every candidate.
         valid: Optional `(N,)` bool, `False` for entries to ignore (unused buffer rows).
         adaptive_k: Precision: divide by min(k, candidates) instead of k.
+        nonpositive_never_retrieved: TorchMetrics 1.9's rule (kinds in
+            `NONPOSITIVE_RULE_KINDS` only): a candidate scored <= 0 never counts as retrieved
+            (a hit), while recall's denominator and `relevance` still count every relevant
+            candidate. False (every candidate counts) by default.
 
     Returns:
         `(values, candidates, relevance)`, each `(N,)` float64 and indexed by query rank
         (queries in increasing id order, then rows that hold no query: 0 candidates).
     """
     _check_pair(preds, target, 1)
+    _check_nonpositive_rule(kind, nonpositive_never_retrieved)
     check_tensor("indexes", indexes)
     if indexes.shape != preds.shape or indexes.is_floating_point():
         raise ValueError(
@@ -288,7 +332,10 @@ def flat_query_values(
     start = torch.full((n,), n, dtype=torch.int64, device=device)
     start.scatter_reduce_(0, group, position, "amin")
     rank = position - start[group]
-    is_hit = (gain > 0).to(torch.int64)
+    retrieved = scores_sorted > 0 if nonpositive_never_retrieved else None
+    is_hit = (gain > 0 if retrieved is None else torch.logical_and(gain > 0, retrieved)).to(
+        torch.int64
+    )
     hits_before = torch.cumsum(is_hit, 0) - is_hit
     relevant_so_far = torch.cumsum(is_hit, 0) - hits_before[start[group]]
     new_tie = new_query.clone()
@@ -318,6 +365,7 @@ def flat_query_values(
         relevant_so_far,
         tie_gain,
         ideal_dcg,
+        retrieved,
     )
 
 
@@ -384,10 +432,17 @@ def _batch_value(
     mask: Tensor | None,
     empty_target_action: str,
     adaptive_k: bool = False,
+    nonpositive_never_retrieved: bool = False,
 ) -> Tensor:
     check_retrieval_args(kind, top_k, empty_target_action)
     values, candidates, relevance = grouped_query_values(
-        kind, preds, target, top_k, mask, adaptive_k=adaptive_k
+        kind,
+        preds,
+        target,
+        top_k,
+        mask,
+        adaptive_k=adaptive_k,
+        nonpositive_never_retrieved=nonpositive_never_retrieved,
     )
     if empty_target_action == "error" and bool((candidates > 0).logical_and(relevance <= 0).any()):
         raise ValueError(
@@ -424,14 +479,21 @@ def retrieval_mrr(
     top_k: int | None = None,
     mask: Tensor | None = None,
     empty_target_action: str = "neg",
+    *,
+    nonpositive_never_retrieved: bool = False,
 ) -> Tensor:
     """Mean reciprocal rank of the first relevant candidate (within the top k).
+
+    `nonpositive_never_retrieved=True` applies TorchMetrics 1.9's rule: a candidate scored <= 0
+    never counts as retrieved.
 
     Example:
         >>> retrieval_mrr(torch.tensor([[0.9, 0.2, 0.5]]), torch.tensor([[0, 0, 1]]))
         tensor(0.5000, dtype=torch.float64)
     """
-    return _batch_value("mrr", preds, target, top_k, mask, empty_target_action)
+    return _batch_value(
+        "mrr", preds, target, top_k, mask, empty_target_action, False, nonpositive_never_retrieved
+    )
 
 
 def retrieval_map(
@@ -440,14 +502,21 @@ def retrieval_map(
     top_k: int | None = None,
     mask: Tensor | None = None,
     empty_target_action: str = "neg",
+    *,
+    nonpositive_never_retrieved: bool = False,
 ) -> Tensor:
     """Mean average precision over the queries.
+
+    `nonpositive_never_retrieved=True` applies TorchMetrics 1.9's rule: a candidate scored <= 0
+    never counts as retrieved.
 
     Example:
         >>> retrieval_map(torch.tensor([[0.9, 0.2, 0.5]]), torch.tensor([[1, 1, 0]]))
         tensor(0.8333, dtype=torch.float64)
     """
-    return _batch_value("map", preds, target, top_k, mask, empty_target_action)
+    return _batch_value(
+        "map", preds, target, top_k, mask, empty_target_action, False, nonpositive_never_retrieved
+    )
 
 
 def retrieval_hit_rate(
@@ -473,14 +542,28 @@ def retrieval_precision(
     mask: Tensor | None = None,
     empty_target_action: str = "neg",
     adaptive_k: bool = False,
+    *,
+    nonpositive_never_retrieved: bool = False,
 ) -> Tensor:
     """Mean precision@k over the queries.
+
+    `nonpositive_never_retrieved=True` applies TorchMetrics 1.9's rule: a candidate scored <= 0
+    never counts as retrieved.
 
     Example:
         >>> retrieval_precision(torch.tensor([[0.9, 0.2, 0.5]]), torch.tensor([[1, 1, 0]]), 2)
         tensor(0.5000, dtype=torch.float64)
     """
-    return _batch_value("precision", preds, target, top_k, mask, empty_target_action, adaptive_k)
+    return _batch_value(
+        "precision",
+        preds,
+        target,
+        top_k,
+        mask,
+        empty_target_action,
+        adaptive_k,
+        nonpositive_never_retrieved,
+    )
 
 
 def retrieval_recall(
@@ -489,14 +572,28 @@ def retrieval_recall(
     top_k: int | None = None,
     mask: Tensor | None = None,
     empty_target_action: str = "neg",
+    *,
+    nonpositive_never_retrieved: bool = False,
 ) -> Tensor:
     """Mean recall@k over the queries.
+
+    `nonpositive_never_retrieved=True` applies TorchMetrics 1.9's rule: a candidate scored <= 0
+    never counts as retrieved (it still counts in the denominator).
 
     Example:
         >>> retrieval_recall(torch.tensor([[0.9, 0.2, 0.5]]), torch.tensor([[1, 1, 0]]), 2)
         tensor(0.5000, dtype=torch.float64)
     """
-    return _batch_value("recall", preds, target, top_k, mask, empty_target_action)
+    return _batch_value(
+        "recall",
+        preds,
+        target,
+        top_k,
+        mask,
+        empty_target_action,
+        False,
+        nonpositive_never_retrieved,
+    )
 
 
 def retrieval_r_precision(
