@@ -47,6 +47,9 @@ class _Retrieval(Metric):
     """Shared buffer, update and compute; subclasses fix `_kind`."""
 
     _kind = ""
+    # TorchMetrics 1.9's MAP, MRR, precision and recall never count a candidate scored <= 0 as
+    # retrieved (recall still counts it in its denominator); see `flat_query_values`.
+    _nonpositive_never_retrieved = False
     error_kinds = ErrorKinds(invalid_targets="targets that are not 0/1 (negative for NDCG)")
     higher_is_better = True
     plot_lower_bound, plot_upper_bound = 0.0, 1.0
@@ -136,6 +139,7 @@ class _Retrieval(Metric):
             self.top_k,
             state["valid"],
             adaptive_k=self.adaptive_k,
+            nonpositive_never_retrieved=self._nonpositive_never_retrieved,
         )
         total, weight, minimum, maximum, empty = query_statistics(
             values, candidates, relevance, self.empty_target_action
@@ -183,12 +187,14 @@ class RetrievalMRR(_Retrieval):
     """TorchMetrics' `RetrievalMRR` (`top_k`)."""
 
     _kind = "mrr"
+    _nonpositive_never_retrieved = True
 
 
 class RetrievalMAP(_Retrieval):
     """TorchMetrics' `RetrievalMAP` (`top_k`)."""
 
     _kind = "map"
+    _nonpositive_never_retrieved = True
 
 
 class RetrievalHitRate(_Retrieval):
@@ -201,12 +207,14 @@ class RetrievalRecall(_Retrieval):
     """TorchMetrics' `RetrievalRecall` (`top_k`)."""
 
     _kind = "recall"
+    _nonpositive_never_retrieved = True
 
 
 class RetrievalPrecision(_Retrieval):
     """TorchMetrics' `RetrievalPrecision` (`top_k`, `adaptive_k`)."""
 
     _kind = "precision"
+    _nonpositive_never_retrieved = True
 
     def __init__(
         self,

@@ -5,8 +5,9 @@ function agrees with the compatible retrieval classes, which group their buffer 
 per-query arithmetic. Here: TorchMetrics' argument checks and messages, its float32 result,
 and its input conventions:
 
-* MAP, MRR and precision never count a candidate whose score is <= 0 as a hit (TorchMetrics
-  1.9 masks such targets before ranking); here that is the same mask on the target;
+* MAP, MRR, precision and recall never count a candidate whose score is <= 0 as retrieved
+  (TorchMetrics 1.9 zeroes such targets before ranking; recall's denominator still counts every
+  relevant candidate): the native `nonpositive_never_retrieved=True`;
 * fall-out is recall of the non-relevant candidates (TorchMetrics' definition), so it is the
   native recall of `1 - target`;
 * AUROC is the binary AUROC of the top-k candidates (0 when they are all of one class).
@@ -66,19 +67,26 @@ def _check_adaptive_k(adaptive_k: object) -> None:
 
 
 def _value(
-    kind: str, preds: Tensor, target: Tensor, top_k: int | None, adaptive_k: bool = False
+    kind: str,
+    preds: Tensor,
+    target: Tensor,
+    top_k: int | None,
+    adaptive_k: bool = False,
+    nonpositive_never_retrieved: bool = False,
 ) -> Tensor:
-    """The native per-query value of the single query `(preds, target)`, in float32."""
+    """The native per-query value of the single query `(preds, target)`, in float32;
+    `nonpositive_never_retrieved` where TorchMetrics 1.9's function applies that rule (its MAP,
+    MRR, precision and recall; not fall-out nor the precision-recall curve)."""
     values, _, _ = grouped_query_values(
-        kind, preds.unsqueeze(0), target.unsqueeze(0), top_k, adaptive_k=adaptive_k
+        kind,
+        preds.unsqueeze(0),
+        target.unsqueeze(0),
+        top_k,
+        adaptive_k=adaptive_k,
+        nonpositive_never_retrieved=nonpositive_never_retrieved,
     )
     # A query without relevant candidates is 0 in TorchMetrics (empty_target_action="neg").
     return values[0].nan_to_num(0.0).to(torch.float32)
-
-
-def _hits_with_positive_scores(preds: Tensor, target: Tensor) -> Tensor:
-    """TorchMetrics 1.9's mask: a candidate scored <= 0 is never a hit."""
-    return torch.where(preds > 0, target, torch.zeros_like(target))
 
 
 def retrieval_average_precision(preds: Tensor, target: Tensor, top_k: int | None = None) -> Tensor:
@@ -92,14 +100,14 @@ def retrieval_average_precision(preds: Tensor, target: Tensor, top_k: int | None
     """
     preds, target = _inputs(preds, target)
     _check_k("top_k", top_k)
-    return _value("map", preds, _hits_with_positive_scores(preds, target), top_k)
+    return _value("map", preds, target, top_k, nonpositive_never_retrieved=True)
 
 
 def retrieval_reciprocal_rank(preds: Tensor, target: Tensor, top_k: int | None = None) -> Tensor:
     """1 / rank of the first relevant candidate (within the top k); 0 without one."""
     preds, target = _inputs(preds, target)
     _check_k("top_k", top_k)
-    return _value("mrr", preds, _hits_with_positive_scores(preds, target), top_k)
+    return _value("mrr", preds, target, top_k, nonpositive_never_retrieved=True)
 
 
 def retrieval_precision(
@@ -111,24 +119,14 @@ def retrieval_precision(
     _check_k("top_k", top_k)
     if not bool(target.sum()):
         return torch.zeros((), device=preds.device)
-    return _value("precision", preds, _hits_with_positive_scores(preds, target), top_k, adaptive_k)
+    return _value("precision", preds, target, top_k, adaptive_k, nonpositive_never_retrieved=True)
 
 
 def retrieval_recall(preds: Tensor, target: Tensor, top_k: int | None = None) -> Tensor:
     """Relevant candidates among the top k, over all relevant candidates."""
     preds, target = _inputs(preds, target)
     _check_k("top_k", top_k)
-    if bool(((preds <= 0) & (target > 0)).any()):
-        # TorchMetrics 1.9 counts such a candidate in the denominator but never as retrieved;
-        # the native recall has no such convention, and masking the target would change the
-        # denominator: refuse rather than return another number.
-        raise ValueError(
-            "Argument `preds` must be > 0 for every relevant candidate: TorchMetrics 1.9 never "
-            "counts a relevant candidate scored <= 0 as retrieved but keeps it in the "
-            "denominator, which torchtally's recall does not reproduce yet. Received "
-            f"{int(((preds <= 0) & (target > 0)).sum())} such candidate(s)."
-        )
-    return _value("recall", preds, target, top_k)
+    return _value("recall", preds, target, top_k, nonpositive_never_retrieved=True)
 
 
 def retrieval_hit_rate(preds: Tensor, target: Tensor, top_k: int | None = None) -> Tensor:
