@@ -33,6 +33,7 @@ from torchtally.metrics import (
     AUROCMetric,
     ConfusionMatrixMetric,
     F1ScoreMetric,
+    FBetaScoreMetric,
     MeanMetric,
     Metric,
     MetricCollection,
@@ -412,6 +413,39 @@ def test_a_checkpoint_of_members_with_their_own_history_loads_each_one() -> None
             alone.update(*bad)
             expected = _outcome(alone.compute)
         assert _same_outcome(_outcome(loaded[name].compute), expected), name
+
+
+def test_a_loaded_member_that_leads_a_group_leaves_it_before_its_own_use() -> None:
+    """Found by the long stateful run: F-beta derived from the matrix and precision sharing
+    F-beta's state in the loading collection. F-beta's loaded state had a history of its own
+    (the matrix was reset before the save), so it stopped being derived, but it was also
+    marked as out of the sharing while precision still shared its state: a merge into F-beta
+    alone then changed precision (0.25 instead of 0.0)."""
+
+    def members() -> dict[str, Any]:
+        return {
+            "fbeta": FBetaScoreMetric(4, beta=0.5, average_type="none"),
+            "matrix": ConfusionMatrixMetric(4),
+            "precision": PrecisionMetric(4, "macro"),
+        }
+
+    empty = (torch.zeros(0, dtype=torch.int64), torch.zeros(0, 4))
+    saved = MetricCollection(members())
+    saved.update(*empty)
+    saved["matrix"].reset()  # used on its own
+    saved.update(*empty)
+    loaded = MetricCollection(members()).persistent()
+    loaded.load_state_dict(saved.persistent().state_dict())
+    other = members()["fbeta"]
+    other.update(torch.tensor([1]), torch.tensor([[0.0, 1.0, 0.0, 0.0]]))
+    loaded["fbeta"].merge_state(other)
+    alone = members()["precision"]
+    alone.update(*empty)
+    alone.update(*empty)
+    assert torch.equal(loaded["precision"].compute(), alone.compute())
+    loaded.update(torch.tensor([2]), torch.tensor([[0.0, 0.0, 1.0, 0.0]]))
+    alone.update(torch.tensor([2]), torch.tensor([[0.0, 0.0, 1.0, 0.0]]))
+    assert torch.equal(loaded["precision"].compute(), alone.compute())
 
 
 def _outcome(compute: Callable[[], Any]) -> Any:

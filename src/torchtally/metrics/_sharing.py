@@ -301,7 +301,10 @@ class SharingPlan:
                 t.copy_(saved[n])
             runtime_of(metric).inherited_error = None
             del self.sources[name]
-            runtime_of(metric).link = None
+            # Still tied where it leads a group (members sharing its state, which loaded the
+            # same state) or is a source: its own use must unshare it from them.
+            if not Link(self, name).shares():
+                runtime_of(metric).link = None
             self._replan()
         self.loaded = set()
 
