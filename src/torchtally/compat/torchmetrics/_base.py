@@ -28,6 +28,7 @@ from torch import Tensor
 from torchtally._errors import tracing, user_stacklevel
 from torchtally._optional import import_optional
 from torchtally.compat.torchmetrics import _user
+from torchtally.compat.torchmetrics._bookkeeping import TorchMetricsState, attach
 from torchtally.compat.torchmetrics.utilities.data import dim_zero_cat
 from torchtally.compat.torchmetrics.utilities.exceptions import TorchMetricsUserError
 from torchtally.metrics import Metric as _TallyMetric
@@ -157,6 +158,8 @@ class Metric(_TallyMetric):
     _tm_plain_compute: ClassVar[bool] = False
     #: An `update` TorchMetrics leaves unwrapped (not counted here: the wrappers').
     _tm_plain_update: ClassVar[bool] = False
+    #: TorchMetrics' bookkeeping (`_bookkeeping`), in the instance from construction on.
+    _tm: TorchMetricsState
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         cls._tm_user = cls._batch is Metric._batch
@@ -217,6 +220,9 @@ class Metric(_TallyMetric):
                 "dist_sync_fn, distributed_available_fn, sync_on_compute, compute_with_cache, "
                 "name)"
             )
+        # First of all: torchtally's base calls `reset` while it builds the metric, which reads
+        # the bookkeeping (and does nothing until it is ready).
+        tm = attach(self, flags["sync_on_compute"])
         super().__init__(name)
         self.sync_on_compute = flags["sync_on_compute"]
         self.process_group = process_group
@@ -229,21 +235,7 @@ class Metric(_TallyMetric):
         self.compute_with_cache = flags["compute_with_cache"]
         self.dist_sync_fn = dist_sync_fn
         self.distributed_available_fn = available_fn
-        self.__dict__["_dtype"] = torch.get_default_dtype()
-        if self._tm_user:
-            self.__dict__.update(
-                _tm_defaults={},
-                _tm_persistent={},
-                _tm_reductions={},
-                _update_count=0,
-                _computed=None,
-                _cache=None,
-                _to_sync=self.sync_on_compute,
-                _should_unsync=True,
-                _enable_grad=False,
-                _tm_is_synced=False,
-            )
-        self.__dict__["_tm_ready"] = True
+        tm.ready = True
 
     # ------------------------------------------------------- TorchMetrics' state API
 
@@ -290,9 +282,10 @@ class Metric(_TallyMetric):
         if isinstance(default, Tensor):
             default = default.contiguous()
         setattr(self, name, default)
-        self._tm_defaults[name] = copy.deepcopy(default)
-        self._tm_persistent[name] = persistent
-        self._tm_reductions[name] = reduce_fn
+        tm = self._tm
+        tm.defaults[name] = copy.deepcopy(default)
+        tm.persistent[name] = persistent
+        tm.reductions[name] = reduce_fn
 
     @property
     def _defaults(self) -> dict[str, Any]:
@@ -301,7 +294,7 @@ class Metric(_TallyMetric):
         if _called_by_torchmetrics():
             return cast(dict[str, Any], self._not_torchmetrics())
         if self._tm_user:
-            return cast(dict[str, Any], self.__dict__["_tm_defaults"])
+            return self._tm.defaults
         defaults: dict[str, Any] = {}
         for name in self._metric_states():
             if self.state_reduction(name) == "cat":
@@ -314,7 +307,7 @@ class Metric(_TallyMetric):
     def _reductions(self) -> dict[str, Any]:
         """TorchMetrics' `{state: dist_reduce_fx}` (the `dim_zero_*` functions)."""
         if self._tm_user:
-            return cast(dict[str, Any], self.__dict__["_tm_reductions"])
+            return self._tm.reductions
         return {
             name: _user.REDUCTIONS[self.state_reduction(name)] for name in self._metric_states()
         }
@@ -323,7 +316,7 @@ class Metric(_TallyMetric):
     def _persistent(self) -> dict[str, bool]:
         """TorchMetrics' `{state: whether state_dict() holds it}`."""
         if self._tm_user:
-            return cast(dict[str, bool], self.__dict__["_tm_persistent"])
+            return self._tm.persistent
         skipped = self._non_persistent_buffers_set
         return {name: name not in skipped for name in self._metric_states()}
 
@@ -331,7 +324,7 @@ class Metric(_TallyMetric):
     def metric_state(self) -> dict[str, Any]:
         """Every state by name (a built-in `cat` state as its filled rows: a host read)."""
         if self._tm_user:
-            return {name: getattr(self, name) for name in self._tm_defaults}
+            return {name: getattr(self, name) for name in self._tm.defaults}
         return {
             name: self.cat_state(name).filled_rows()
             if self.state_reduction(name) == "cat"
@@ -343,7 +336,7 @@ class Metric(_TallyMetric):
     def update_count(self) -> int:
         """How many times `update` (or `forward`) ran since the last reset."""
         if self._tm_user:
-            return int(self.__dict__.get("_update_count", 0))
+            return int(self._tm.update_count)
         return int(self.num_updates)
 
     @property
@@ -359,12 +352,89 @@ class Metric(_TallyMetric):
     def _is_synced(self) -> bool:
         return self.is_synced
 
+    # TorchMetrics' bookkeeping attributes, which its tests and the code written for it read
+    # and write: fields of the metric's bookkeeping object (`_bookkeeping`). A built-in metric
+    # counts, caches and syncs in torchtally's state instead (its count is `update_count`).
+
+    @property
+    def _update_count(self) -> int:
+        """`update` calls since the last reset."""
+        return self._tm.update_count if self._tm_user else self.update_count
+
+    @_update_count.setter
+    def _update_count(self, value: int) -> None:
+        self._tm.update_count = value
+
+    @property
+    def _computed(self) -> Any:
+        """The value `compute` returned, until the next update or reset (None: none)."""
+        return self._tm.computed
+
+    @_computed.setter
+    def _computed(self, value: Any) -> None:
+        self._tm.computed = value
+
+    @property
+    def _cache(self) -> dict[str, Any] | None:
+        """The local states while synced, which `unsync` restores."""
+        return self._tm.cache
+
+    @_cache.setter
+    def _cache(self, value: dict[str, Any] | None) -> None:
+        self._tm.cache = value
+
+    @property
+    def _to_sync(self) -> bool:
+        """Whether `compute` syncs the states over the process group."""
+        return self._tm.to_sync
+
+    @_to_sync.setter
+    def _to_sync(self, value: bool) -> None:
+        self._tm.to_sync = value
+
+    @property
+    def _should_unsync(self) -> bool:
+        """Whether `compute` restores the local states after syncing them."""
+        return self._tm.should_unsync
+
+    @_should_unsync.setter
+    def _should_unsync(self, value: bool) -> None:
+        self._tm.should_unsync = value
+
+    @property
+    def _enable_grad(self) -> bool:
+        """Whether `update` keeps grad (within `forward`, for its batch value)."""
+        return self._tm.enable_grad
+
+    @_enable_grad.setter
+    def _enable_grad(self, value: bool) -> None:
+        self._tm.enable_grad = value
+
+    @property
+    def _dtype(self) -> torch.dtype:
+        """The metric's floating dtype (`dtype`)."""
+        return self._tm.dtype
+
+    @_dtype.setter
+    def _dtype(self, value: torch.dtype) -> None:
+        self._tm.dtype = value
+
+    @property
+    def _from_collection(self) -> bool:
+        """Whether a collection took this metric from a nested collection (its dict results
+        are keyed with the nested collection's `prefix` and `postfix`)."""
+        return self._tm.from_collection
+
+    @_from_collection.setter
+    def _from_collection(self, value: bool) -> None:
+        self._tm.from_collection = value
+
     @property
     def is_synced(self) -> bool:
         """Whether the states hold the values over the process group (between `sync` and
         `unsync`)."""
         if self._tm_user:
-            return bool(self.__dict__.get("_tm_is_synced", False))
+            return self._tm.is_synced
         # Not `super().is_synced`: under torch 2.13's Dynamo that reads the property object
         # itself (always true), so a compiled `forward` would refuse as if synced.
         return bool(_TallyMetric.is_synced.__get__(self))
@@ -401,7 +471,7 @@ class Metric(_TallyMetric):
     @property
     def dtype(self) -> torch.dtype:
         """The metric's floating dtype: the default dtype at construction, or `set_dtype`'s."""
-        return cast(torch.dtype, self.__dict__.get("_dtype", torch.get_default_dtype()))
+        return self._tm.dtype
 
     def set_dtype(self, dst_type: str | torch.dtype) -> Metric:
         """Cast the floating-point states to `dst_type` (the only dtype change a metric
@@ -418,7 +488,7 @@ class Metric(_TallyMetric):
         super()._apply(cast_float)
         if self._tm_user:
             self._apply_to_user_states(cast_float)
-        self.__dict__["_dtype"] = dtype
+        self._tm.dtype = dtype
         return self
 
     def type(self, dst_type: Any) -> Metric:
@@ -446,11 +516,12 @@ class Metric(_TallyMetric):
         if self._tm_user:
             self._apply_to_user_states(fn)
             probe = fn(torch.zeros(1, device=self.device, dtype=self.dtype))
-            self.__dict__["_dtype"] = probe.dtype if probe.is_floating_point() else self.dtype
+            self._tm.dtype = probe.dtype if probe.is_floating_point() else self.dtype
         return result
 
     def _apply_to_user_states(self, fn: Callable[[Tensor], Tensor]) -> None:
-        defaults = self.__dict__.get("_tm_defaults", {})
+        tm = self._tm
+        defaults = tm.defaults
         for name, default in defaults.items():
             if isinstance(default, Tensor):
                 defaults[name] = fn(default)
@@ -464,9 +535,8 @@ class Metric(_TallyMetric):
                     "Expected metric state to be either a Tensor or a list of Tensor, but "
                     f"encountered {current}"
                 )
-        computed = self.__dict__.get("_computed")
-        if computed is not None:
-            self.__dict__["_computed"] = _user._apply_to_tensors(computed, fn)
+        if tm.computed is not None:
+            tm.computed = _user._apply_to_tensors(tm.computed, fn)
 
     def _metric_states(self) -> list[str]:
         """The states TorchMetrics would list: the fill count of a `cat` state (part of it
@@ -688,9 +758,9 @@ class Metric(_TallyMetric):
             distributed = bool(available())
         if not distributed:
             return
-        self.__dict__["_cache"] = _user.copy_states(self)
+        self._tm.cache = _user.copy_states(self)
         self._sync_dist(dist_sync_fn or _user.default_sync_fn(), process_group=process_group)
-        self.__dict__["_tm_is_synced"] = True
+        self._tm.is_synced = True
 
     def _sync_dist(self, dist_sync_fn: Callable[..., Any], process_group: Any = None) -> None:
         _user.sync_dist(self, dist_sync_fn, process_group)
@@ -708,13 +778,13 @@ class Metric(_TallyMetric):
         if not self._tm_user:
             super().unsync()
             return
-        cache = self.__dict__.get("_cache")
-        if cache is None:
+        tm = self._tm
+        if tm.cache is None:
             raise TorchMetricsUserError("The internal cache should exist to unsync the Metric.")
-        for name, value in cache.items():
+        for name, value in tm.cache.items():
             setattr(self, name, value)
-        self.__dict__["_tm_is_synced"] = False
-        self.__dict__["_cache"] = None
+        tm.is_synced = False
+        tm.cache = None
 
     @contextlib.contextmanager
     def sync_context(
@@ -800,7 +870,7 @@ class Metric(_TallyMetric):
 
     def reset(self) -> None:
         """Every state back to its initial value (TorchMetrics' `reset`)."""
-        if not self.__dict__.get("_tm_ready", False):
+        if not self._tm.ready:
             return  # called by torchtally's base while it builds the metric
         if self._tm_user:
             _user.reset(self)
@@ -825,7 +895,7 @@ class Metric(_TallyMetric):
         error_msgs: list[str],
     ) -> None:
         if self._tm_user:
-            for name in self._tm_defaults:
+            for name in self._tm.defaults:
                 if prefix + name in state_dict:
                     setattr(self, name, state_dict.pop(prefix + name))
         # TorchMetrics loads the states a checkpoint holds whether or not the metric saves
@@ -854,7 +924,7 @@ class Metric(_TallyMetric):
         super()._save_to_state_dict(destination, prefix, keep_vars)
         if not self._tm_user:
             return
-        for name, persistent in self._tm_persistent.items():
+        for name, persistent in self._tm.persistent.items():
             if not persistent:
                 continue
             value = getattr(self, name)

@@ -26,6 +26,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from torchtally.compat.torchmetrics._bookkeeping import tm_state
 from torchtally.compat.torchmetrics.utilities.data import (
     _flatten,
     dim_zero_cat,
@@ -78,10 +79,10 @@ def wrap_update(update: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(update)
     def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
-        state = self.__dict__
-        state["_computed"] = None
-        state["_update_count"] = state.get("_update_count", 0) + 1
-        with torch.set_grad_enabled(state.get("_enable_grad", False)):
+        tm = tm_state(self)
+        tm.computed = None
+        tm.update_count += 1
+        with torch.set_grad_enabled(tm.enable_grad):
             try:
                 result = update(self, *args, **kwargs)
             except RuntimeError as error:
@@ -107,25 +108,25 @@ def wrap_compute(compute: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(compute)
     def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
-        state = self.__dict__
-        if not state.get("_update_count", 0):
+        tm = tm_state(self)
+        if not tm.update_count:
             rank_zero_warn(
                 f"The ``compute`` method of metric {type(self).__name__} was called before the "
                 "``update`` method which may lead to errors, as metric states have not yet been "
                 "updated.",
                 UserWarning,
             )
-        if state.get("_computed") is not None:
-            return state["_computed"]
+        if tm.computed is not None:
+            return tm.computed
         with self.sync_context(
             dist_sync_fn=self.dist_sync_fn,
-            should_sync=state.get("_to_sync", self.sync_on_compute),
-            should_unsync=state.get("_should_unsync", True),
+            should_sync=tm.to_sync,
+            should_unsync=tm.should_unsync,
         ):
             value = _squeeze_if_scalar(compute(self, *args, **kwargs))
             value = _apply_to_tensors(value, lambda t: t.clone())
         if self.compute_with_cache:
-            state["_computed"] = value
+            tm.computed = value
         return value
 
     return _mark(wrapped)
@@ -137,7 +138,7 @@ def wrap_reset(reset_method: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(reset_method)
     def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not self.__dict__.get("_tm_ready", False):
+        if not tm_state(self).ready:
             return None
         return reset_method(self, *args, **kwargs)
 
@@ -173,7 +174,7 @@ def _apply_to_tensors(value: Any, fn: Callable[[Tensor], Tensor]) -> Any:
 
 
 def _move_list_states_to_cpu(metric: Any) -> None:
-    for name in metric._tm_defaults:
+    for name in tm_state(metric).defaults:
         value = getattr(metric, name)
         if isinstance(value, Sequence) and not isinstance(value, Tensor):
             setattr(metric, name, [v.to("cpu") for v in value])
@@ -182,13 +183,13 @@ def _move_list_states_to_cpu(metric: Any) -> None:
 def reset(metric: Any) -> None:
     """TorchMetrics' `reset`: every state back to a copy of its default (on the state's
     current device), list states emptied in place (freeing their tensors)."""
-    state = metric.__dict__
-    state["_update_count"] = 0
-    state["_computed"] = None
-    state["_cache"] = None
-    state["_tm_is_synced"] = False
+    tm = tm_state(metric)
+    tm.update_count = 0
+    tm.computed = None
+    tm.cache = None
+    tm.is_synced = False
     metric.set_batch_value(None)
-    for name, default in state.get("_tm_defaults", {}).items():
+    for name, default in tm.defaults.items():
         current = getattr(metric, name)
         if isinstance(default, Tensor):
             device = current.device if isinstance(current, Tensor) else default.device
@@ -200,7 +201,7 @@ def reset(metric: Any) -> None:
 def copy_states(metric: Any) -> dict[str, Any]:
     """A detached copy of every state (lists copied element by element)."""
     out: dict[str, Any] = {}
-    for name in metric._tm_defaults:
+    for name in tm_state(metric).defaults:
         value = getattr(metric, name)
         if isinstance(value, Tensor):
             out[name] = value.detach().clone()
@@ -214,14 +215,15 @@ def copy_states(metric: Any) -> dict[str, Any]:
 def reduce_states(metric: Any, incoming: dict[str, Any]) -> None:
     """Fold another state of the same metric (`incoming`) into this one by each state's
     `dist_reduce_fx`, as TorchMetrics' `_reduce_states`."""
-    count = metric.__dict__.get("_update_count", 0)
-    for name in metric._tm_defaults:
+    tm = tm_state(metric)
+    count = tm.update_count
+    for name in tm.defaults:
         if name not in incoming:
             raise ValueError(
                 f"Expected state variable {name} to be present in incoming state {incoming}"
             )
         local, other = getattr(metric, name), incoming[name]
-        reduce_fn = metric._tm_reductions[name]
+        reduce_fn = tm.reductions[name]
         if reduce_fn is dim_zero_sum:
             reduced = other + local
         elif reduce_fn is dim_zero_mean:
@@ -250,7 +252,7 @@ def sync_dist(metric: Any, dist_sync_fn: Callable[..., Any], process_group: Any)
     (None: the gathered values stacked, or the lists joined)."""
     group = process_group if process_group is not None else metric.process_group
     gathered: dict[str, Any] = {}
-    for name, reduce_fn in metric._tm_reductions.items():
+    for name, reduce_fn in tm_state(metric).reductions.items():
         value = getattr(metric, name)
         if isinstance(value, list) and reduce_fn is dim_zero_cat:
             # one collective per state: a rank with no rows sends an empty tensor
@@ -263,7 +265,7 @@ def sync_dist(metric: Any, dist_sync_fn: Callable[..., Any], process_group: Any)
             gathered[name] = dist_sync_fn(value, group=group)
         else:
             gathered[name] = [dist_sync_fn(v, group=group) for v in value]
-    for name, reduce_fn in metric._tm_reductions.items():
+    for name, reduce_fn in tm_state(metric).reductions.items():
         output = gathered[name]
         if isinstance(output, list) and len(output) == 0:
             setattr(metric, name, [])
@@ -290,8 +292,8 @@ def forward(metric: Any, *args: Any, **kwargs: Any) -> Any:
     any `update`. Otherwise it runs once, on a reset state, and the accumulated state is
     folded back in by `dist_reduce_fx` (`_reduce_states`).
     """
-    state = metric.__dict__
-    if state.get("_tm_is_synced", False):
+    tm = tm_state(metric)
+    if tm.is_synced:
         raise TorchMetricsUserError(
             "The Metric shouldn't be synced when performing ``forward``. HINT: Did you forget "
             "to call ``unsync`` ?."
@@ -300,32 +302,32 @@ def forward(metric: Any, *args: Any, **kwargs: Any) -> Any:
     compute_on_cpu = metric.compute_on_cpu
     if full:
         metric.update(*args, **kwargs)
-        count = state["_update_count"]
+        count = tm.update_count
         saved = copy_states(metric)
     else:
         saved = copy_states(metric)
-        count = state.get("_update_count", 0)
-    state["_to_sync"] = metric.dist_sync_on_step
-    state["_should_unsync"] = False
+        count = tm.update_count
+    tm.to_sync = metric.dist_sync_on_step
+    tm.should_unsync = False
     object.__setattr__(metric, "compute_on_cpu", False)
     try:
         metric.reset()
-        state["_enable_grad"] = True  # the batch value may carry grad
+        tm.enable_grad = True  # the batch value may carry grad
         metric.update(*args, **kwargs)
         value = metric.compute()
     finally:
-        state["_enable_grad"] = False
-        state["_tm_is_synced"] = False
-        state["_should_unsync"] = True
-        state["_to_sync"] = metric.sync_on_compute
-        state["_computed"] = None
+        tm.enable_grad = False
+        tm.is_synced = False
+        tm.should_unsync = True
+        tm.to_sync = metric.sync_on_compute
+        tm.computed = None
         object.__setattr__(metric, "compute_on_cpu", compute_on_cpu)
     if full:
         for name, saved_value in saved.items():
             setattr(metric, name, saved_value)
-        state["_update_count"] = count
+        tm.update_count = count
     else:
-        state["_update_count"] = count + 1
+        tm.update_count = count + 1
         with torch.no_grad():
             reduce_states(metric, saved)
     if metric.compute_on_cpu:

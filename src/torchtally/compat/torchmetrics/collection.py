@@ -265,9 +265,9 @@ class MetricCollection(nn.Module):
                     stripped = name.replace(getattr(member, "prefix", None) or "", "")
                     stripped = stripped.replace(getattr(member, "postfix", None) or "", "")
                     key = f"{stripped}_{key}"
-                if member.__dict__.get("_from_collection") and member.prefix is not None:
+                if member._from_collection and member.prefix is not None:
                     key = f"{member.prefix}{key}"
-                if member.__dict__.get("_from_collection") and member.postfix is not None:
+                if member._from_collection and member.postfix is not None:
                     key = f"{key}{member.postfix}"
                 flat[key] = item
         return {self._set_name(key): value for key, value in flat.items()}
@@ -367,7 +367,9 @@ def _from_collection(member: Metric, collection: MetricCollection) -> Metric:
     shares its state with one collection only; TorchMetrics holds the same object), keeping
     the nested collection's affixes for the keys of its dict results (`_from_collection`)."""
     member = copy.deepcopy(member)
-    member.__dict__["prefix"] = collection.prefix
-    member.__dict__["postfix"] = collection.postfix
-    member.__dict__["_from_collection"] = True
+    # Plain attributes of the member, as TorchMetrics' collection sets them: they shadow a
+    # subclass's own class attributes of these names, which its `compute` may read.
+    for affix in ("prefix", "postfix"):
+        setattr(member, affix, getattr(collection, affix))
+    member._from_collection = True
     return member

@@ -51,7 +51,7 @@ class ClasswiseWrapper(WrapperMetric):
         super().__init__()
         self.metric, self.labels = metric, labels
         self._prefix, self._postfix = prefix, postfix
-        self.__dict__["_update_count"] = 1  # the wrapped metric warns for itself
+        self._update_count = 1  # the wrapped metric warns for itself
 
     @property
     def higher_is_better(self) -> bool | None:  # type: ignore[override]

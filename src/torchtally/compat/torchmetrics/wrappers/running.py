@@ -46,8 +46,7 @@ class Running(WrapperMetric):
         super().__init__()
         self.base_metric, self.window = base_metric, window
         if base_metric._tm_user:
-            self.__dict__["_slots"] = [None] * window
-            self.__dict__["_num_vals_seen"] = 0
+            self._tm.window_slots = [None] * window
         else:
             self.running = _NativeRunning(base_metric, window)
 
@@ -69,20 +68,30 @@ class Running(WrapperMetric):
         self.running.update(batch)
         return self.base_metric._value({k: v for k, v in batch.items() if not k.startswith("_")})
 
+    @property
+    def _num_vals_seen(self) -> int:
+        """TorchMetrics' `_num_vals_seen`: the updates seen since the last reset (of a metric
+        written TorchMetrics' way; a built-in one's window counts in `.running`)."""
+        return self._tm.num_vals_seen
+
+    @_num_vals_seen.setter
+    def _num_vals_seen(self, value: int) -> None:
+        self._tm.num_vals_seen = value
+
     def _keep_slot(self) -> None:
-        seen = self.__dict__["_num_vals_seen"]
-        self.__dict__["_slots"][seen % self.window] = _user.copy_states(self.base_metric)
+        tm = self._tm
+        tm.window_slots[tm.num_vals_seen % self.window] = _user.copy_states(self.base_metric)
         self.base_metric.reset()
-        self.__dict__["_num_vals_seen"] = seen + 1
+        tm.num_vals_seen += 1
 
     def compute(self) -> Any:
         if not self.base_metric._tm_user:
             return self.running.compute()
         base = self.base_metric
-        for slot in self.__dict__["_slots"]:
+        for slot in self._tm.window_slots:
             if slot is not None:
                 base._reduce_states(slot)
-        base.__dict__["_update_count"] = self.__dict__["_num_vals_seen"]
+        base._update_count = self._tm.num_vals_seen
         try:
             return base.compute()
         finally:
@@ -90,8 +99,8 @@ class Running(WrapperMetric):
 
     def reset(self) -> None:
         if self.base_metric._tm_user:
-            self.__dict__["_slots"] = [None] * self.window
-            self.__dict__["_num_vals_seen"] = 0
+            self._tm.window_slots = [None] * self.window
+            self._tm.num_vals_seen = 0
             self.base_metric.reset()
             return
         self.running.reset()

@@ -84,14 +84,29 @@ class LambdaInputTransformer(MetricInputTransformer):
                     "Expected `transform_pred` to be of type `Callable` but received "
                     f"`{transform_pred}`"
                 )
-            self.__dict__["transform_pred"] = transform_pred
+            self._tm.transform_pred = transform_pred
         if transform_target is not None:
             if not callable(transform_target):
                 raise TypeError(
                     "Expected `transform_target` to be of type `Callable` but received "
                     f"`{transform_target}`"
                 )
-            self.__dict__["transform_target"] = transform_target
+            self._tm.transform_target = transform_target
+
+    # The transforms are kept in the bookkeeping (`_bookkeeping`), not as attributes that
+    # shadow these methods: `nn.Module` would register a transform that is a module (its
+    # parameters in the wrapper's `state_dict()`), and torchtally's base takes a change of a
+    # public attribute for a change of setting.
+
+    def transform_pred(self, pred: Tensor) -> Tensor:
+        """The predictions as the wrapped metric gets them (`transform_pred`'s)."""
+        transform = self._tm.transform_pred
+        return pred if transform is None else transform(pred)
+
+    def transform_target(self, target: Tensor) -> Tensor:
+        """The targets as the wrapped metric gets them (`transform_target`'s)."""
+        transform = self._tm.transform_target
+        return target if transform is None else transform(target)
 
 
 class BinaryTargetTransformer(MetricInputTransformer):
