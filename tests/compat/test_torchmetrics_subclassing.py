@@ -132,6 +132,25 @@ def test_add_state_checks_and_reductions(lib: Any) -> None:
             metric.add_state("e", default, "sum")
 
 
+@LIBRARIES
+def test_reductions_swapped_then_synced(lib: Any) -> None:
+    """TorchMetrics' own DDP test assigns `_reductions` and sets states by hand before
+    `_sync_dist`; here the transport is a stand-in for two ranks holding the same states."""
+    metric = _classes(lib)["Total"]()
+    metric._reductions = {"foo": torch.cat, "bar": torch.sum}
+    metric.foo = [tensor([1]), tensor([2])]
+    metric.bar = tensor(3)
+    metric._sync_dist(lambda value, group=None: [value, value.clone()])
+    # `torch.cat` is not `dim_zero_cat`: each list element is gathered on its own
+    assert metric.foo.tolist() == [1, 1, 2, 2]
+    assert metric.bar.item() == 6
+
+
+def test_reductions_of_a_built_in_metric_are_read_only() -> None:
+    with pytest.raises(AttributeError, match=r"`MeanSquaredError\._reductions` is read-only"):
+        ttm.MeanSquaredError()._reductions = {"sum_squared_error": torch.sum}
+
+
 def test_add_state_is_for_metrics_with_their_own_update() -> None:
     with pytest.raises(TypeError, match="register_state"):
         ttm.BinaryAccuracy().add_state("x", tensor(0), "sum")

@@ -312,6 +312,18 @@ class Metric(_TallyMetric):
             name: _user.REDUCTIONS[self.state_reduction(name)] for name in self._metric_states()
         }
 
+    @_reductions.setter
+    def _reductions(self, reductions: dict[str, Any]) -> None:
+        # TorchMetrics' own DDP tests swap the map on a metric written its way; a built-in
+        # metric's reductions are its states' (its sync is torch.distributed's collectives).
+        if not self._tm_user:
+            raise AttributeError(
+                f"`{type(self).__name__}._reductions` is read-only: a built-in metric syncs "
+                "each state by its own reduction. Received an assignment of "
+                f"{sorted(reductions)!r}."
+            )
+        self._tm.reductions = dict(reductions)
+
     @property
     def _persistent(self) -> dict[str, bool]:
         """TorchMetrics' `{state: whether state_dict() holds it}`."""
@@ -762,8 +774,12 @@ class Metric(_TallyMetric):
         self._sync_dist(dist_sync_fn or _user.default_sync_fn(), process_group=process_group)
         self._tm.is_synced = True
 
-    def _sync_dist(self, dist_sync_fn: Callable[..., Any], process_group: Any = None) -> None:
-        _user.sync_dist(self, dist_sync_fn, process_group)
+    def _sync_dist(
+        self, dist_sync_fn: Callable[..., Any] | None = None, process_group: Any = None
+    ) -> None:
+        # TorchMetrics' default transport, `gather_all_tensors`, when none is given
+        sync_fn = dist_sync_fn if dist_sync_fn is not None else _user.default_sync_fn()
+        _user.sync_dist(self, sync_fn, process_group)
 
     def unsync(self, should_unsync: bool = True) -> None:
         """Restore the local states saved by `sync`.
@@ -1142,7 +1158,9 @@ class CompositionalMetric(Metric):
             else:
                 setattr(self, name, operand)
 
-    def _sync_dist(self, dist_sync_fn: Callable[..., Any], process_group: Any = None) -> None:
+    def _sync_dist(
+        self, dist_sync_fn: Callable[..., Any] | None = None, process_group: Any = None
+    ) -> None:
         """Nothing of its own to sync: the operands sync in their `compute`."""
 
     def update(self, *args: Any, **kwargs: Any) -> None:
