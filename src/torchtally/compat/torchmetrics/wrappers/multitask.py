@@ -119,7 +119,14 @@ class MultitaskWrapper(WrapperMetric):
         """A deep copy with the new `prefix` and `postfix` (None: none)."""
         twin = copy.deepcopy(self)
         twin._prefix = self._check_arg(prefix, "prefix") or ""
-        twin._postfix = self._check_arg(postfix, "postfix") or ""
+        if postfix is not None and not isinstance(postfix, str):
+            # TorchMetrics 1.9 names `prefix` in this error (its tests match that text): ours
+            # names the argument at fault and carries TorchMetrics' words after it.
+            raise ValueError(
+                f"Expected input `postfix` to be a string, but got {type(postfix)} "
+                "(TorchMetrics' message: Expected input `prefix` to be a string)"
+            )
+        twin._postfix = postfix or ""
         return twin
 
     def plot(  # type: ignore[override]
