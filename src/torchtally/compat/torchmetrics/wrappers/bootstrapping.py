@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import Tensor
 
+from torchtally._errors import tracing, user_stacklevel
 from torchtally.compat.torchmetrics._base import Metric
 
 __all__ = ["BootStrapper"]
@@ -98,6 +101,18 @@ class BootStrapper(Metric):
             self.register_state(
                 f"replica_{name}", stacked, False, base_metric.state_reduction(name)
             )
+        # Each replica's own update count (TorchMetrics' `metrics[i].update_count`): a replica
+        # skips a batch whose Poisson resample is empty, and `metrics[i].update` adds to one.
+        self.register_state(
+            "updates_per_replica", torch.zeros(num_bootstraps, dtype=torch.int64), False, "sum"
+        )
+
+    @property
+    def metrics(self) -> tuple[_BootstrapReplica, ...]:
+        """The replicas, as TorchMetrics' `BootStrapper.metrics` holds them: `metrics[i]` is a
+        view of replica `i`'s rows of the stacked states (its `update`, `compute`, `reset`
+        and `update_count` read and write them), not a separate copy of the base metric."""
+        return tuple(_BootstrapReplica(self, index) for index in range(self.num_bootstraps))
 
     def _batch(self, *args: Any, **kwargs: Any) -> dict[str, Tensor]:
         tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
@@ -109,6 +124,7 @@ class BootStrapper(Metric):
         size, device = tensors[0].shape[0], tensors[0].device
         base: Metric = self._template
         batches = []
+        updated: list[int] = []  # 0 for a replica that skips the batch (TorchMetrics' count)
         for _ in range(self.num_bootstraps):
             index = _bootstrap_sampler(size, self.sampling_strategy).to(device)
 
@@ -123,12 +139,15 @@ class BootStrapper(Metric):
                         for name in self._base_names
                     }
                 )
+                updated.append(0)
                 continue
+            updated.append(1)
             batches.append(base._batch(*map(pick, args), **{k: pick(v) for k, v in kwargs.items()}))
         out = {
             f"replica_{name}": torch.stack([batch[name] for batch in batches])
             for name in self._base_names
         }
+        out["updates_per_replica"] = torch.tensor(updated, dtype=torch.int64, device=device)
         if self.error_kinds:  # the base metric's data errors, counted over the batch itself
             errors = base._batch(*args, **kwargs).get("_errors")
             if errors is not None:
@@ -137,6 +156,17 @@ class BootStrapper(Metric):
 
     def _value(self, state: Mapping[str, Tensor]) -> dict[str, Tensor]:
         base: Metric = self._template
+        counts = state.get("updates_per_replica")
+        if counts is not None and not tracing(counts) and bool((counts == 0).any()):
+            # TorchMetrics' replicas warn in its `compute`, each under the base metric's name,
+            # when one has taken no batch since the last reset: its value is that of no data.
+            warnings.warn(
+                f"The ``compute`` method of metric {type(base).__name__} was called before the "
+                "``update`` method which may lead to errors, as metric states have not yet been "
+                "updated.",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
         values = torch.stack(
             [
                 torch.as_tensor(
@@ -157,3 +187,77 @@ class BootStrapper(Metric):
         if self.raw:
             out["raw"] = values
         return out
+
+
+class _BootstrapReplica:
+    """Replica `index` of a `BootStrapper`, as TorchMetrics' `BootStrapper.metrics[index]`:
+    its `update` folds a batch (the caller's, not resampled) into that replica's rows of the
+    stacked states; `compute` is the base metric's value on them. A view: it holds no state
+    of its own, so the bootstrapper's `compute`, `reset`, sync and `state_dict` see every
+    write.
+    """
+
+    def __init__(self, owner: BootStrapper, index: int) -> None:
+        self._owner, self._index = owner, index
+
+    def __repr__(self) -> str:
+        return f"BootstrapReplica({type(self._owner._template).__name__}, index={self._index})"
+
+    @property
+    def update_count(self) -> int:
+        """How many batches this replica took since the last reset."""
+        owner = self._owner
+        owner.flush()
+        return int(owner.updates_per_replica[self._index])
+
+    def _rows(self) -> dict[str, Tensor]:
+        owner = self._owner
+        return {n: getattr(owner, f"replica_{n}")[self._index] for n in owner._base_names}
+
+    def _written(self) -> None:
+        """The owner's state is about to change outside its own `update`: held batches go in
+        first and its cached value no longer holds."""
+        owner = self._owner
+        owner.flush()
+        owner._before_own_write()
+        owner._runtime.invalidate()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        """Fold one batch into this replica, as the base metric's `update` folds it."""
+        owner = self._owner
+        base: Metric = owner._template
+        batch = base._batch(*args, **kwargs)
+        self._written()
+        rows = self._rows()
+        for name in owner._base_names:
+            row, value = rows[name], batch[name].detach().to(rows[name].dtype)
+            reduction = owner.state_reduction(f"replica_{name}")
+            if reduction == "sum":
+                row.add_(value)
+            elif reduction == "max":
+                row.copy_(torch.maximum(row, value))
+            else:  # "min" ("cat" states are refused by the constructor)
+                row.copy_(torch.minimum(row, value))
+        owner.updates_per_replica[self._index] += 1
+        errors = batch.get("_errors")
+        if errors is not None:
+            owner.record_errors(**cast(Mapping[str, Tensor], errors))
+
+    def compute(self) -> Any:
+        """The base metric's value on this replica's states (synced over the process group
+        as the bootstrapper's `compute` syncs)."""
+        owner = self._owner
+        owner.flush()
+        syncing = owner._should_sync()
+        with owner.synced() if syncing else contextlib.nullcontext():
+            owner.check_errors()
+            return owner._template._value(self._rows())
+
+    def reset(self) -> None:
+        """Restore this replica's states to the base metric's initial values."""
+        owner = self._owner
+        base: Metric = owner._template
+        self._written()
+        for name, row in self._rows().items():
+            row.copy_(base.initial_state(name).reshape(row.shape))
+        owner.updates_per_replica[self._index] = 0
