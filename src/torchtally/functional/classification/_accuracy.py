@@ -62,12 +62,21 @@ def accuracy_update(
     *,
     ignore_index: int | None = None,
     score_kind: str = "auto",
+    as_values: bool = False,
 ) -> tuple[Tensor, Tensor | int]:
     """Sufficient statistics of one batch: (weighted) correct count and token count.
 
     As in cstorch, with weights the correct predictions are weighted and the denominator is
     the number of positive weights. Elements whose label is `ignore_index` count in neither.
+    With `as_values`, `predictions` shaped like `labels` are compared with them value for
+    value, whatever their dtypes (no threshold, no argmax, floating labels allowed:
+    NeuroBench's classification accuracy).
     """
+    if as_values:
+        check_tensor("labels", labels)
+        check_tensor("predictions", predictions)
+        check_same_shape("labels", labels, "predictions", predictions)
+        return _accuracy_counts(labels, predictions, weights, ignore_index)
     _check_inputs(labels, predictions, None)
     predicted = as_class_indices(labels, predictions, threshold, score_kind)
     return _accuracy_counts(labels, predicted, weights, ignore_index)
@@ -228,6 +237,7 @@ def accuracy(
     *,
     ignore_index: int | None = None,
     score_kind: str = "auto",
+    as_values: bool = False,
 ) -> Tensor:
     """Fraction of `predictions` that match `labels`.
 
@@ -244,6 +254,9 @@ def accuracy(
             numerator nor the denominator.
         score_kind: "auto" (a batch with a score outside [0, 1] is read as logits), or
             "probabilities" / "logits".
+        as_values: Compare `predictions` shaped like `labels` with them value for value,
+            whatever their dtypes (no threshold, no argmax, floating labels allowed:
+            NeuroBench's classification accuracy).
 
     Returns:
         A 0-d float64 tensor. This function does not validate label values; `AccuracyMetric`
@@ -261,5 +274,6 @@ def accuracy(
             threshold,
             ignore_index=ignore_index,
             score_kind=score_kind,
+            as_values=as_values,
         )
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from torchtally._errors import check_choice
 from torchtally.functional._blocks import add_pieces, blocked
 from torchtally.functional._checks import check_same_shape, count_nonfinite
 from torchtally.functional.regression._workspace import (
@@ -14,6 +15,7 @@ from torchtally.functional.regression._workspace import (
 )
 
 __all__ = [
+    "ZERO_PAIRS",
     "absolute_error_sum",
     "absolute_error_sum_checked",
     "absolute_error_update",
@@ -185,9 +187,15 @@ def _piece_sum(difference: Tensor, absolute: bool) -> Tensor:
     return torch.dot(flat, flat)
 
 
-def squared_error_sum(labels: Tensor, predictions: Tensor) -> Tensor:
-    """Sum of squared errors of one batch (0-d float64); the count is `labels.numel()`."""
+def squared_error_sum(labels: Tensor, predictions: Tensor, *, input_dtype: bool = False) -> Tensor:
+    """Sum of squared errors of one batch (0-d float64); the count is `labels.numel()`.
+
+    With `input_dtype`, `sum((p - y)²)` as PyTorch sums it in the inputs' promoted dtype
+    (float32 inputs: float32 rounding), for conventions that round so (NeuroBench's R²).
+    """
     check_same_shape("labels", labels, "predictions", predictions)
+    if input_dtype:
+        return torch.sum((predictions - labels) ** 2)
     return _error_sum(labels, predictions, absolute=False)
 
 
@@ -197,13 +205,25 @@ def absolute_error_sum(labels: Tensor, predictions: Tensor) -> Tensor:
     return _error_sum(labels, predictions, absolute=True)
 
 
-def smape_sum(labels: Tensor, predictions: Tensor) -> Tensor:
+#: What an element with p = y = 0 adds to SMAPE: "zero" (a perfect prediction) or "nan" (the
+#: IEEE 0/0, which makes the mean NaN: NeuroBench's, which then scores the batch 200).
+ZERO_PAIRS = ("zero", "nan")
+
+
+def _smape_ratio(labels: Tensor, predictions: Tensor, zero_pairs: str) -> Tensor:
+    """|p - y| / (|p| + |y|) elementwise, in the dtype of the inputs as given."""
+    check_choice("zero_pairs", zero_pairs, ZERO_PAIRS)
+    denominator = torch.abs(predictions) + torch.abs(labels)
+    if zero_pairs == "zero":
+        denominator = torch.where(denominator == 0, 1.0, denominator)
+    return torch.abs(predictions - labels) / denominator
+
+
+def smape_sum(labels: Tensor, predictions: Tensor, *, zero_pairs: str = "zero") -> Tensor:
     """Sum of |p - y| / (|p| + |y|) of one batch (0-d float64; an element with p = y = 0 adds
-    0); the count is `labels.numel()`."""
+    0, or NaN with `zero_pairs="nan"`); the count is `labels.numel()`."""
     check_same_shape("labels", labels, "predictions", predictions)
-    p, y = predictions.double(), labels.double()
-    denominator = p.abs() + y.abs()
-    ratio = (p - y).abs() / torch.where(denominator == 0, 1.0, denominator)
+    ratio = _smape_ratio(labels.double(), predictions.double(), zero_pairs)
     return ratio.sum(dtype=torch.float64)
 
 
@@ -222,13 +242,19 @@ def smape_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
     return _with_count(smape_sum(labels, predictions), labels)
 
 
-def mean_squared_error(labels: Tensor, predictions: Tensor) -> Tensor:
+def mean_squared_error(labels: Tensor, predictions: Tensor, *, input_dtype: bool = False) -> Tensor:
     """Mean of (predictions - labels)² over all elements (float64).
+
+    With `input_dtype`, `mean((p - y)²)` as PyTorch takes it in the inputs' promoted dtype
+    (float32 inputs: float32 rounding, NeuroBench's convention) instead of from float64 sums.
 
     Example:
         >>> mean_squared_error(torch.tensor([0.0, 2.0]), torch.tensor([1.0, 2.0]))
         tensor(0.5000, dtype=torch.float64)
     """
+    if input_dtype:
+        check_same_shape("labels", labels, "predictions", predictions)
+        return torch.mean((predictions - labels) ** 2)
     total, count = squared_error_update(labels, predictions)
     return total / count
 
@@ -244,14 +270,26 @@ def mean_absolute_error(labels: Tensor, predictions: Tensor) -> Tensor:
     return total / count
 
 
-def smape(labels: Tensor, predictions: Tensor) -> Tensor:
+def smape(
+    labels: Tensor, predictions: Tensor, *, input_dtype: bool = False, zero_pairs: str = "zero"
+) -> Tensor:
     """Symmetric mean absolute percentage error in percent, in [0, 200].
 
-    200 · mean(|p - y| / (|p| + |y|)), where an element with p = y = 0 counts as a perfect 0.
+    200 · mean(|p - y| / (|p| + |y|)), where an element with p = y = 0 counts as a perfect 0
+    (with `zero_pairs="nan"`: as 0/0, NaN, which makes the result NaN).
+
+    With `input_dtype`, `200 * mean(ratio)` as PyTorch takes it in the inputs' promoted dtype
+    (float32 inputs: float32 rounding, NeuroBench's convention) instead of from float64 sums.
 
     Example:
         >>> smape(torch.tensor([1.0, 0.0]), torch.tensor([3.0, 0.0]))
         tensor(50., dtype=torch.float64)
     """
+    if input_dtype:
+        check_same_shape("labels", labels, "predictions", predictions)
+        return 200 * torch.mean(_smape_ratio(labels, predictions, zero_pairs))
+    if zero_pairs != "zero":
+        total = smape_sum(labels, predictions, zero_pairs=zero_pairs)
+        return 200.0 * total / labels.numel()
     total, count = smape_update(labels, predictions)
     return 200.0 * total / count

@@ -20,8 +20,10 @@ from torchtally.functional.regression._workspace import (
 
 __all__ = [
     "MULTIOUTPUT",
+    "R2_DIVISIONS",
     "add_r2_sums_fused",
     "r2_compute",
+    "r2_from_totals",
     "r2_score",
     "r2_sums",
     "r2_sums_checked",
@@ -184,12 +186,44 @@ def r2_compute(
     """
     check_choice("multioutput", multioutput, MULTIOUTPUT)
     total = sum_y2 - sum_y.square() / count
-    exact = sum_squared_error == 0
-    constant = total <= 0
-    safe_total = torch.where(constant, 1.0, total)
-    per_output = torch.where(
-        constant, torch.where(exact, 1.0, 0.0), 1.0 - sum_squared_error / safe_total
-    )
+    return r2_from_totals(sum_squared_error, total, multioutput)
+
+
+#: How `r2_from_totals` takes SS_res / SS_tot: "safe" (scikit-learn's rule for constant
+#: labels) or "reciprocal" (SS_res · (1 / SS_tot), no rule: NeuroBench's R²).
+R2_DIVISIONS = ("safe", "reciprocal")
+
+
+def r2_from_totals(
+    sum_squared_error: Tensor,
+    total: Tensor,
+    multioutput: str = "uniform_average",
+    *,
+    division: str = "safe",
+) -> Tensor:
+    """R² per output, `1 - SS_res / SS_tot`, from the residual and total sums of squares.
+
+    Args:
+        sum_squared_error: SS_res per output.
+        total: SS_tot per output (n · the labels' population variance), in the dtype the
+            ratio is taken in.
+        multioutput: "uniform_average", "raw_values" or "variance_weighted".
+        division: "safe": an output whose labels are constant (SS_tot <= 0) scores 1.0 if
+            predicted exactly, else 0.0 (scikit-learn's rule). "reciprocal":
+            `1 - SS_res * (1 / SS_tot)` for every output, as PyTorch evaluates
+            `float / tensor` (NeuroBench 2.3.0's R², whose constant labels give -inf or NaN).
+    """
+    check_choice("multioutput", multioutput, MULTIOUTPUT)
+    check_choice("division", division, R2_DIVISIONS)
+    if division == "reciprocal":
+        per_output = 1 - sum_squared_error * total.reciprocal()
+    else:
+        exact = sum_squared_error == 0
+        constant = total <= 0
+        safe_total = torch.where(constant, 1.0, total)
+        per_output = torch.where(
+            constant, torch.where(exact, 1.0, 0.0), 1.0 - sum_squared_error / safe_total
+        )
     if multioutput == "raw_values":
         return per_output
     if multioutput == "uniform_average":
