@@ -1,7 +1,12 @@
 """Prediction-quality metrics: accuracy and regression errors, as NeuroBench 2.3.0 defines them.
 
-The per-batch ones return 0-d tensors, so the benchmark reads them once at the end of the run.
-Each formula and its float dtype follow NeuroBench's, so the values match it bit for bit.
+Adapters over the native maths (`torchtally.functional`): each formula lives there, and these
+keep NeuroBench's conventions, which the native functions take as arguments: a value per
+batch (the benchmark averages them), NeuroBench's float dtype (the inputs', rounded as
+PyTorch rounds it), its SMAPE (a batch with a 0/0 term scores 200) and its R² (SS_tot as n
+times the labels' population variance, over the whole run). The per-batch ones return 0-d
+tensors, so the benchmark reads them once at the end of the run; the values match NeuroBench
+bit for bit.
 """
 
 from __future__ import annotations
@@ -13,6 +18,13 @@ from torch import Tensor
 
 from torchtally.bench._harness.model import BenchModel
 from torchtally.bench._metrics.metric_types import DeviceAccumulatedMetric, DeviceWorkloadMetric
+from torchtally.functional.classification import accuracy
+from torchtally.functional.regression import (
+    mean_squared_error,
+    r2_from_totals,
+    smape,
+    squared_error_sum,
+)
 
 __all__ = ["MSE", "R2", "SMAPE", "ClassificationAccuracy"]
 
@@ -42,7 +54,10 @@ class ClassificationAccuracy(DeviceWorkloadMetric):
 
     def batch_value(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Tensor:
         labels = _labels_like("ClassificationAccuracy", preds, data)
-        return torch.eq(preds, labels).float().mean()
+        # Equal values, any dtypes; NeuroBench's float32 mean of the 0/1 matches: k / n in
+        # float64 rounds to float32 as the float32 quotient does (below 2^24 elements per
+        # batch, where NeuroBench's float32 count is exact).
+        return accuracy(labels, preds, as_values=True).float()
 
 
 @final
@@ -59,13 +74,13 @@ class MSE(DeviceWorkloadMetric):
 
     def batch_value(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Tensor:
         labels = _labels_like("MSE", preds, data)
-        return torch.mean((preds - labels) ** 2)
+        return mean_squared_error(labels, preds, input_dtype=True)
 
 
 @final
 class SMAPE(DeviceWorkloadMetric):
-    """Symmetric mean absolute percentage error, 0 to 200; a batch whose terms are all 0/0
-    scores 200 (NeuroBench's choice).
+    """Symmetric mean absolute percentage error, 0 to 200; a batch with any 0/0 term (a
+    prediction and a label both 0) or any NaN scores 200 (NeuroBench's choice).
 
     Example:
         >>> SMAPE()(None, torch.tensor([1.0, 3.0]), (None, torch.tensor([1.0, 1.0])))
@@ -77,8 +92,8 @@ class SMAPE(DeviceWorkloadMetric):
 
     def batch_value(self, model: BenchModel, preds: Tensor, data: tuple[Tensor, ...]) -> Tensor:
         labels = _labels_like("SMAPE", preds, data)
-        ratio = torch.abs(preds - labels) / (torch.abs(preds) + torch.abs(labels))
-        return torch.nan_to_num(200 * torch.mean(ratio), nan=200.0)
+        value = smape(labels, preds, input_dtype=True, zero_pairs="nan")
+        return torch.nan_to_num(value, nan=200.0)
 
 
 @final
@@ -112,9 +127,16 @@ class R2(DeviceAccumulatedMetric):
         # Column by column, in the data's dtype, as NeuroBench sums them (a sum over dim 0
         # may add in another order); accumulated in float64 like its `.item()` and Python
         # float addition, but without the per-batch host read.
-        batch_errors = torch.stack(
-            [torch.sum((labels[:, c] - preds[:, c]) ** 2) for c in range(labels.shape[1])]
-        ).double()
+        batch_errors = (
+            torch.stack(
+                [
+                    squared_error_sum(labels[:, c], preds[:, c], input_dtype=True)
+                    for c in range(labels.shape[1])
+                ]
+            )
+            .detach()
+            .double()
+        )  # a float, as NeuroBench reads it: no autograd graph kept
         if self._squared_errors is None:
             self._squared_errors = batch_errors
         else:
@@ -125,18 +147,17 @@ class R2(DeviceAccumulatedMetric):
         if self._squared_errors is None:
             raise ValueError("R2: no batch was seen since the last reset")
         labels = torch.cat(self._labels)
-        errors = self._squared_errors.tolist()  # the one host read
-        scores = [self._column_score(errors[c], labels[:, c]) for c in range(len(errors))]
-        total = scores[0]
-        for score in scores[1:]:
-            total = total + score
-        return float(total / len(scores))
-
-    @staticmethod
-    def _column_score(squared_error: float, labels: Tensor) -> Tensor:
-        # A Python float over a 0-d tensor, as NeuroBench computes it (the dtypes matter).
-        total = labels.contiguous().var(correction=0) * labels.shape[0]
-        return 1 - (squared_error / total)
+        # NeuroBench's SS_tot: n times the population variance, column by column (contiguous,
+        # as it concatenates them), in the labels' dtype; its float SS_res divided by it is
+        # taken in that dtype, as a reciprocal times SS_res (PyTorch's `float / tensor`).
+        totals = torch.stack(
+            [
+                labels[:, c].contiguous().var(correction=0) * labels.shape[0]
+                for c in range(labels.shape[1])
+            ]
+        )
+        errors = self._squared_errors.to(totals.dtype)
+        return float(r2_from_totals(errors, totals, "uniform_average", division="reciprocal"))
 
 
 def _as_columns(values: Tensor) -> Tensor:
