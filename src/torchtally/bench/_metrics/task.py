@@ -100,9 +100,11 @@ class SMAPE(DeviceWorkloadMetric):
 class R2(DeviceAccumulatedMetric):
     """Coefficient of determination over the whole run, averaged over output columns.
 
-    Per column, `1 - SS_res / SS_tot` with `SS_tot = n * var(labels)`. NeuroBench defines it
-    for two columns (x and y) and ignores any further ones; here every column counts, which
-    gives NeuroBench's value for two columns. Labels of shape `(n,)` are one column.
+    Per column, `1 - SS_res / SS_tot` with `SS_tot = n * var(labels)` (the native
+    `r2_from_totals`, in NeuroBench's arithmetic), then the mean over columns. NeuroBench
+    defines it for two columns (x and y) and ignores any further ones; here every column
+    counts, which gives NeuroBench's value for two columns. Labels of shape `(n,)` are one
+    column.
 
     Example:
         >>> r2 = R2()
@@ -126,17 +128,13 @@ class R2(DeviceAccumulatedMetric):
         labels, preds = _as_columns(labels), _as_columns(preds)
         # Column by column, in the data's dtype, as NeuroBench sums them (a sum over dim 0
         # may add in another order); accumulated in float64 like its `.item()` and Python
-        # float addition, but without the per-batch host read.
-        batch_errors = (
-            torch.stack(
-                [
-                    squared_error_sum(labels[:, c], preds[:, c], input_dtype=True)
-                    for c in range(labels.shape[1])
-                ]
-            )
-            .detach()
-            .double()
-        )  # a float, as NeuroBench reads it: no autograd graph kept
+        # float addition, but without the per-batch host read, and detached as a float is
+        # (no autograd graph kept alive across the run).
+        columns = [
+            squared_error_sum(labels[:, c], preds[:, c], input_dtype=True)
+            for c in range(labels.shape[1])
+        ]
+        batch_errors = torch.stack(columns).detach().double()
         if self._squared_errors is None:
             self._squared_errors = batch_errors
         else:
