@@ -72,14 +72,21 @@ def accuracy_update(
     value, whatever their dtypes (no threshold, no argmax, floating labels allowed:
     NeuroBench's classification accuracy).
     """
+    predicted = _predicted(labels, predictions, threshold, score_kind, as_values)
+    return _accuracy_counts(labels, predicted, weights, ignore_index)
+
+
+def _predicted(
+    labels: Tensor, predictions: Tensor, threshold: float, score_kind: str, as_values: bool
+) -> Tensor:
+    """The predictions as values to compare with the labels (see `accuracy_update`)."""
     if as_values:
         check_tensor("labels", labels)
         check_tensor("predictions", predictions)
         check_same_shape("labels", labels, "predictions", predictions)
-        return _accuracy_counts(labels, predictions, weights, ignore_index)
+        return predictions
     _check_inputs(labels, predictions, None)
-    predicted = as_class_indices(labels, predictions, threshold, score_kind)
-    return _accuracy_counts(labels, predicted, weights, ignore_index)
+    return as_class_indices(labels, predictions, threshold, score_kind)
 
 
 def accuracy_errors(
@@ -238,6 +245,7 @@ def accuracy(
     ignore_index: int | None = None,
     score_kind: str = "auto",
     as_values: bool = False,
+    float32_mean: bool = False,
 ) -> Tensor:
     """Fraction of `predictions` that match `labels`.
 
@@ -257,15 +265,30 @@ def accuracy(
         as_values: Compare `predictions` shaped like `labels` with them value for value,
             whatever their dtypes (no threshold, no argmax, floating labels allowed:
             NeuroBench's classification accuracy).
+        float32_mean: Return PyTorch's float32 `mean` of the 0/1 matches, rounded as that
+            kernel rounds on the inputs' device (NeuroBench's convention; on CUDA it scales
+            the count by a float32 1/n, which can differ from k/n in the last bit). Takes no
+            `weights` and no `ignore_index`.
 
     Returns:
-        A 0-d float64 tensor. This function does not validate label values; `AccuracyMetric`
-        counts invalid ones and raises them at compute.
+        A 0-d float64 tensor (float32 with `float32_mean`). This function does not
+        validate label values; `AccuracyMetric` counts invalid ones and raises them at
+        compute.
 
     Example:
         >>> accuracy(torch.tensor([0, 1, 2]), torch.tensor([0, 1, 1]))
         tensor(0.6667, dtype=torch.float64)
     """
+    if float32_mean:
+        if weights is not None or ignore_index is not None:
+            raise ValueError(
+                "Argument `float32_mean=True` takes no `weights` and no `ignore_index` (a "
+                "plain mean of the matches). Received: "
+                f"weights={'a tensor' if weights is not None else None}, "
+                f"ignore_index={ignore_index!r}"
+            )
+        predicted = _predicted(labels, predictions, threshold, score_kind, as_values)
+        return torch.eq(predicted, labels).float().mean()
     return accuracy_compute(
         *accuracy_update(
             labels,
