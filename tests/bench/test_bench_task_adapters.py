@@ -165,3 +165,30 @@ def test_native_input_dtype_and_nan_zero_pairs() -> None:
     assert accuracy(labels_f, torch.tensor([0.5, 1.0, 0.0]), as_values=True) == 2 / 3
     with pytest.raises(TypeError, match="integer class indices"):
         accuracy(labels_f, torch.tensor([0.5, 1.0, 0.0]))
+
+
+def test_native_float32_mean_accuracy_is_the_kernel_s_mean() -> None:
+    g = torch.Generator().manual_seed(4)
+    labels = torch.randint(0, 3, (997,), generator=g)
+    preds = torch.randint(0, 3, (997,), generator=g)
+    ours = accuracy(labels, preds, float32_mean=True)
+    assert ours.dtype == torch.float32
+    assert torch.equal(ours, torch.eq(preds, labels).float().mean())
+    assert accuracy(labels, preds).dtype == torch.float64  # the default is unchanged
+    scores = torch.rand(997, 3, generator=g)  # class scores: argmax, then the mean
+    assert torch.equal(
+        accuracy(labels, scores, float32_mean=True),
+        torch.eq(scores.argmax(-1), labels).float().mean(),
+    )
+    with pytest.raises(ValueError, match="float32_mean"):
+        accuracy(labels, preds, torch.ones(997), float32_mean=True)
+    with pytest.raises(ValueError, match="ignore_index"):
+        accuracy(labels, preds, ignore_index=0, float32_mean=True)
+    # Why it is a parameter: a count scaled by a float32 1/n (CUDA's mean kernel) is not
+    # always k / n rounded, which a float64 quotient cast to float32 would give.
+    scaled = [
+        (torch.tensor(float(k)) * (torch.tensor(1.0) / n)).item() != float(torch.tensor(k / n))
+        for n in range(1, 200)
+        for k in range(n + 1)
+    ]
+    assert any(scaled)
