@@ -449,8 +449,9 @@ def compare(args: argparse.Namespace) -> int:
         )
     for (_meta, res), label in zip(ours_runs, list(runs)[1:]):
         by_id = {r["nodeid"]: r for r in res}
+        # an id the run did not reach (a partial run, a subset of ids) counts as not run
         lost = [
-            by_id[i]
+            by_id.get(i, {"nodeid": i, "outcome": "not_run"})
             for i in sorted(ref_pass)
             if by_id.get(i, {"outcome": "not_run"})["outcome"] != "passed"
         ]
