@@ -31,11 +31,16 @@ def forward_synced_on_step(rank: int, world: int) -> dict[str, Any]:
                 "f1": library.classification.BinaryF1Score(dist_sync_on_step=synced),
                 "auroc": library.classification.BinaryAUROC(dist_sync_on_step=synced),
                 "mean": library.MeanMetric(dist_sync_on_step=synced),
+                # the wrapper's `forward` passes the base metric's step sync on
+                "running": library.wrappers.Running(
+                    library.MeanMetric(dist_sync_on_step=synced), window=2
+                ),
             }
             for key, metric in metrics.items():
                 steps = []
                 for preds, target in _batches(rank):
-                    value = metric(preds) if key == "mean" else metric(preds, target)
+                    one = key in ("mean", "running")
+                    value = metric(preds) if one else metric(preds, target)
                     steps.append(float(value))
                 out[f"{name}/{key}/{synced}"] = (steps, float(metric.compute()))
     return out

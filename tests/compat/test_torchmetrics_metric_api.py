@@ -127,7 +127,7 @@ def ranks() -> list[dict[str, Any]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("key", ["f1", "auroc", "mean"])
+@pytest.mark.parametrize("key", ["f1", "auroc", "mean", "running"])
 @pytest.mark.parametrize("synced", [True, False])
 def test_dist_sync_on_step_gives_torchmetrics_batch_values_over_two_ranks(
     ranks: list[dict[str, Any]], key: str, synced: bool

@@ -66,7 +66,10 @@ class Running(WrapperMetric):
         # The batch statistics once: folded into the ring and turned into the batch value.
         batch = _Batch(self.base_metric._batch(*args, **kwargs))
         self.running.update(batch)
-        return self.base_metric._value({k: v for k, v in batch.items() if not k.startswith("_")})
+        # `_batch_value`: with the base metric's `dist_sync_on_step`, the step's value over every rank
+        return self.base_metric._batch_value(
+            {k: v for k, v in batch.items() if not k.startswith("_")}
+        )
 
     @property
     def _num_vals_seen(self) -> int:
