@@ -34,9 +34,6 @@ NOT_YET = {
     "binary_groups_stat_rates",
     "demographic_parity",
     "equal_opportunity",
-    "continuous_ranked_probability_score",
-    "jensen_shannon_divergence",
-    "kendall_rank_corrcoef",
 }
 
 

@@ -11,6 +11,7 @@ import torchmetrics.regression as tmr
 
 from torchtally._errors import MetricValueError
 from torchtally.compat.torchmetrics import regression
+from torchtally.compat.torchmetrics.utilities.exceptions import TorchMetricsUserError
 
 
 def test_tweedie_domain_errors_are_counted_and_raised_at_compute() -> None:
@@ -26,15 +27,16 @@ def test_tweedie_domain_errors_are_counted_and_raised_at_compute() -> None:
 @pytest.mark.parametrize(
     ("build", "message"),
     [
-        (lambda: regression.TweedieDevianceScore(power=0.5), r"Argument `power`.*power=0.5"),
-        (lambda: regression.MinkowskiDistance(p=0.5), r"Argument `p` must be a number >= 1"),
+        # TorchMetrics' words where its tests match them
+        (lambda: regression.TweedieDevianceScore(power=0.5), r"not defined for power=0.5"),
+        (lambda: regression.TweedieDevianceScore(power="1"), r"Argument `power`.*power='1'"),
         (
             lambda: regression.CriticalSuccessIndex(0.5, keep_sequence_dim=0),
             r"Argument `keep_sequence_dim` must be None",
         ),
         (
             lambda: regression.NormalizedRootMeanSquaredError("max"),
-            r"Argument `normalization` must be one of",
+            r"Argument `normalization` should be either 'mean', 'range', 'std' or 'l2', but got max",
         ),
         (lambda: regression.RelativeSquaredError(squared=1), r"Argument `squared` must be a bool"),
         (lambda: regression.LogCoshError(num_outputs=0), r"Argument `num_outputs`"),
@@ -52,6 +54,20 @@ def test_log_cosh_of_a_large_error_is_finite() -> None:
     assert float(metric.compute()) == pytest.approx(100.0 - math.log(2.0))
 
 
+def test_minkowski_refuses_p_below_one_as_torchmetrics() -> None:
+    with pytest.raises(TorchMetricsUserError, match=r"Argument ``p`` must be a float or int"):
+        regression.MinkowskiDistance(p=0.5)
+    with pytest.raises(Exception, match=r"Argument ``p`` must be a float or int") as theirs:
+        tmr.MinkowskiDistance(p=0.5)
+    assert type(theirs.value).__name__ == TorchMetricsUserError.__name__
+
+
 def test_2d_inputs_need_num_outputs_declared() -> None:
-    with pytest.raises(ValueError, match=r"Argument `num_outputs` must be 3"):
+    # TorchMetrics' classes with `num_outputs` refuse another width, with these words
+    match = (
+        r"Expected argument `num_outputs` to match the second dimension of input, but got 1 and 3"
+    )
+    with pytest.raises(ValueError, match=match):
         regression.ConcordanceCorrCoef().update(torch.randn(8, 3), torch.randn(8, 3))
+    with pytest.raises(ValueError, match=match):
+        tmr.ConcordanceCorrCoef().update(torch.randn(8, 3), torch.randn(8, 3))

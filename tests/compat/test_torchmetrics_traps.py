@@ -109,9 +109,18 @@ def test_nan_strategy_error_raises_at_compute() -> None:
         metric.compute()
 
 
-def test_multioutput_r2_needs_its_width_declared() -> None:
+def test_multioutput_r2_reads_its_width_from_the_first_batch() -> None:
+    # TorchMetrics' R2Score has no `num_outputs`: a 2-D first batch sets the width
+    import torchmetrics
+
+    preds, target = torch.randn(8, 3), torch.randn(8, 3)
+    ours = ttm.R2Score(multioutput="raw_values")(preds, target)
+    theirs = torchmetrics.R2Score(multioutput="raw_values")(preds, target)
+    assert ours.shape == (3,)
+    torch.testing.assert_close(ours, theirs)
+    # declared, the width is preallocated and another one refused
     with pytest.raises(ValueError, match=r"num_outputs"):
-        ttm.R2Score(multioutput="raw_values")(torch.randn(8, 3), torch.randn(8, 3))
+        ttm.R2Score(multioutput="raw_values", num_outputs=2)(preds, target)
 
 
 def test_r2_with_one_sample_raises_like_torchmetrics() -> None:

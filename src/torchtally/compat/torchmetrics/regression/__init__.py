@@ -10,21 +10,36 @@ TorchMetrics' float32 states do.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
+from contextvars import ContextVar
 from typing import Any
 
 import torch
 from torch import Tensor
 
-from torchtally._errors import ErrorKinds, tracing
+from torchtally._errors import ErrorKinds, tracing, user_stacklevel
 from torchtally.compat.torchmetrics._base import Metric
+from torchtally.compat.torchmetrics.utilities.exceptions import TorchMetricsUserError
+from torchtally.functional.regression._crps import crps_rows
+from torchtally.functional.regression._divergence import js_divergence_rows, kl_divergence_rows
+from torchtally.functional.regression._kendall import (
+    KENDALL_ALTERNATIVES,
+    KENDALL_VARIANTS,
+    kendall_p_value,
+    kendall_statistics,
+    kendall_tau_from_statistics,
+)
 
 __all__ = [
     "ConcordanceCorrCoef",
+    "ContinuousRankedProbabilityScore",
     "CosineSimilarity",
     "CriticalSuccessIndex",
     "ExplainedVariance",
+    "JensenShannonDivergence",
     "KLDivergence",
+    "KendallRankCorrCoef",
     "LogCoshError",
     "MeanAbsoluteError",
     "MeanAbsolutePercentageError",
@@ -51,9 +66,10 @@ def _check_pair(preds: Any, target: Any) -> None:
             f"Received: preds={type(preds).__name__}, target={type(target).__name__}"
         )
     if preds.shape != target.shape:
-        raise ValueError(
-            "Arguments `preds` and `target` must have the same shape. "
-            f"Received: preds {tuple(preds.shape)}, target {tuple(target.shape)}"
+        # TorchMetrics' exception and words (its users and tests match them)
+        raise RuntimeError(
+            "Predictions and targets are expected to have the same shape, but got "
+            f"{preds.shape} and {target.shape}."
         )
 
 
@@ -65,25 +81,45 @@ def _check_outputs(argument: str, value: Any) -> int:
     return value
 
 
+def _check_one_or_two_dims(preds: Tensor, target: Tensor) -> None:
+    if preds.ndim > 2 or target.ndim > 2:
+        raise ValueError(
+            "Expected both predictions and target to be either 1- or 2-dimensional tensors, "
+            f"but got {target.ndim} and {preds.ndim}."
+        )
+
+
+def _check_r2_dims(preds: Tensor) -> None:
+    """TorchMetrics' check of R2Score and RelativeSquaredError (their shared update)."""
+    if preds.ndim > 2:
+        raise ValueError(
+            "Expected both prediction and target to be 1D or 2D tensors, but received tensors "
+            f"with dimension {preds.shape}"
+        )
+
+
+def _outputs_mismatch(num_outputs: int, preds: Tensor) -> ValueError:
+    width = preds.shape[1] if preds.ndim > 1 else 1
+    return ValueError(
+        "Expected argument `num_outputs` to match the second dimension of input, but got "
+        f"{num_outputs} and {width}."
+    )
+
+
 def _columns(
     preds: Tensor, target: Tensor, num_outputs: int, per_column: bool = False
 ) -> tuple[Tensor, Tensor]:
     """Float64 `(N, num_outputs)` views of the inputs (a single output is flattened, unless
     `per_column`: then TorchMetrics reads a 2-D input as several outputs, so it must be declared)."""
     _check_pair(preds, target)
-    if per_column and num_outputs == 1 and preds.dim() == 2 and preds.shape[1] != 1:
-        raise ValueError(
-            f"Argument `num_outputs` must be {preds.shape[1]} for inputs of shape "
-            f"{tuple(preds.shape)} (one output per column; the state is preallocated). "
-            "Received: num_outputs=1"
-        )
+    if per_column:
+        _check_one_or_two_dims(preds, target)
+        if num_outputs == 1 and preds.dim() == 2 and preds.shape[1] != 1:
+            raise _outputs_mismatch(num_outputs, preds)
     if num_outputs == 1:
         return preds.reshape(-1, 1).double(), target.reshape(-1, 1).double()
     if preds.dim() != 2 or preds.shape[1] != num_outputs:
-        raise ValueError(
-            f"Argument `preds` must have shape (N, {num_outputs}) for num_outputs={num_outputs}. "
-            f"Received: preds of shape {tuple(preds.shape)}"
-        )
+        raise _outputs_mismatch(num_outputs, preds)
     return preds.double(), target.double()
 
 
@@ -91,8 +127,14 @@ def _count(like: Tensor, count: int) -> Tensor:
     return torch.full((), float(count), dtype=torch.float64, device=like.device)
 
 
+#: The dtype values are returned in while a function of `torchmetrics.functional` evaluates a
+#: class on one batch (TorchMetrics' functions return their inputs' floating dtype, its classes
+#: the default dtype of their float32 states); None: the default dtype.
+_RESULT_DTYPE: ContextVar[torch.dtype | None] = ContextVar("_RESULT_DTYPE", default=None)
+
+
 def _out(value: Tensor, num_outputs: int = 1) -> Tensor:
-    value = value.to(torch.get_default_dtype())
+    value = value.to(_RESULT_DTYPE.get() or torch.get_default_dtype())
     return value.reshape(()) if num_outputs == 1 and value.numel() == 1 else value
 
 
@@ -100,10 +142,41 @@ class _SumsMetric(Metric):
     """A metric whose states are float64 running sums registered from `_shapes`."""
 
     is_differentiable = True
+    num_outputs: int
 
     def _register_sums(self, shapes: Mapping[str, tuple[int, ...]]) -> None:
         for name, shape in shapes.items():
             self.register_state(name, torch.zeros(shape, dtype=torch.float64), False, "sum")
+
+    # ------------------------------------------------- outputs read from the first batch
+    #: The sum states with one entry per output (reallocated when the width is read).
+    _per_output_states: tuple[str, ...] = ()
+
+    def _declare_outputs(self, num_outputs: int | None) -> int:
+        """The width to allocate now: `num_outputs` when given (preallocated, and inputs of
+        another width refused), else 1 until a batch's shape says otherwise (TorchMetrics'
+        classes without `num_outputs` take their width from the first update)."""
+        self._declared_outputs = num_outputs
+        return 1 if num_outputs is None else _check_outputs("num_outputs", num_outputs)
+
+    def _width_from(self, preds: Tensor) -> int:
+        """The number of outputs for this batch. An undeclared width follows the first batch
+        after construction or `reset`: the per-output states are reallocated from its shape
+        (a shape, not a value: nothing is read from the device)."""
+        width = int(preds.shape[1]) if preds.ndim == 2 else 1
+        if self._declared_outputs is not None or width == self.num_outputs:
+            return int(self.num_outputs)
+        if tracing(preds):
+            raise ValueError(
+                f"Argument `num_outputs` must be given to trace {type(self).__name__} with "
+                f"inputs of {width} outputs (its states are allocated for "
+                f"{self.num_outputs}). Received: num_outputs=None"
+            )
+        if self.update_count:  # the states hold batches of the other width (eager: a count read)
+            raise _outputs_mismatch(int(self.num_outputs), preds)
+        self.num_outputs = width
+        self._register_sums({name: (width,) for name in self._per_output_states})
+        return width
 
 
 class MeanSquaredError(_SumsMetric):
@@ -114,7 +187,7 @@ class MeanSquaredError(_SumsMetric):
 
     def __init__(self, squared: bool = True, num_outputs: int = 1, **kwargs: Any) -> None:
         if not isinstance(squared, bool):
-            raise ValueError(f"Argument `squared` must be a bool. Received: squared={squared!r}")
+            raise ValueError(f"Expected argument `squared` to be a boolean but got {squared}")
         super().__init__(**kwargs)
         self.squared, self.num_outputs = squared, _check_outputs("num_outputs", num_outputs)
         self._register_sums({"sum_squared_error": (num_outputs,), "total": ()})
@@ -201,35 +274,39 @@ def _check_multioutput(multioutput: Any) -> str:
 class R2Score(_SumsMetric):
     """TorchMetrics' `R2Score` (`adjusted`, `multioutput`).
 
-    Unlike TorchMetrics, the number of outputs is fixed at construction (`num_outputs`, default
-    1) because the state is preallocated: 2-D inputs `(N, num_outputs)` need it set.
+    The number of outputs comes from the first batch's shape, as TorchMetrics' (a 2-D input
+    `(N, D)` has D). `num_outputs` (not TorchMetrics') preallocates the states for that width
+    instead, and then refuses inputs of another.
     """
 
     higher_is_better = True
+    _per_output_states = ("sum_squared_obs", "sum_obs", "rss")
 
     def __init__(
         self,
         adjusted: int = 0,
         multioutput: str = "uniform_average",
-        num_outputs: int = 1,
+        num_outputs: int | None = None,
         **kwargs: Any,
     ) -> None:
-        if not isinstance(adjusted, int) or adjusted < 0:
+        if not isinstance(adjusted, int) or isinstance(adjusted, bool) or adjusted < 0:
+            raise ValueError("`adjusted` parameter should be an integer larger or equal to 0.")
+        if multioutput not in _MULTIOUTPUT:
             raise ValueError(
-                f"Argument `adjusted` must be an integer >= 0. Received: adjusted={adjusted!r}"
+                "Invalid input to argument `multioutput`. Choose one of the following: "
+                f"{_MULTIOUTPUT}"
             )
         super().__init__(**kwargs)
-        self.adjusted, self.multioutput = adjusted, _check_multioutput(multioutput)
-        self.num_outputs = _check_outputs("num_outputs", num_outputs)
-        width = (num_outputs,)
-        self._register_sums({"sum_squared_obs": width, "sum_obs": width, "rss": width, "total": ()})
+        self.adjusted, self.multioutput = adjusted, str(multioutput)
+        self.num_outputs = width = self._declare_outputs(num_outputs)
+        self._register_sums(
+            {"sum_squared_obs": (width,), "sum_obs": (width,), "rss": (width,), "total": ()}
+        )
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
-        if preds.dim() > 2:
-            raise ValueError(
-                f"Argument `preds` must be 1-D or 2-D. Received: preds of shape {tuple(preds.shape)}"
-            )
-        p, t = _columns(preds, target, self.num_outputs, per_column=True)
+        _check_pair(preds, target)
+        _check_r2_dims(preds)
+        p, t = _columns(preds, target, self._width_from(preds), per_column=True)
         return {
             "sum_squared_obs": (t * t).sum(0),
             "sum_obs": t.sum(0),
@@ -239,8 +316,24 @@ class R2Score(_SumsMetric):
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         n = state["total"]
-        if not tracing(n) and float(n) < 2:
-            raise ValueError(f"R2Score needs at least two samples. Received: {int(n)}")
+        if not tracing(n):
+            # TorchMetrics' checks and warnings, on the count it reads too
+            samples = int(n)
+            if samples < 2:
+                raise ValueError("Needs at least two samples to calculate r2 score.")
+            if self.adjusted > samples - 1:
+                warnings.warn(
+                    "More independent regressions than data points in adjusted r2 score. "
+                    "Falls back to standard r2 score.",
+                    UserWarning,
+                    stacklevel=user_stacklevel(),
+                )
+            elif self.adjusted and self.adjusted == samples - 1:
+                warnings.warn(
+                    "Division by zero in adjusted r2 score. Falls back to standard r2 score.",
+                    UserWarning,
+                    stacklevel=user_stacklevel(),
+                )
         rss = state["rss"]
         tss = state["sum_squared_obs"] - state["sum_obs"] * state["sum_obs"] / n
         # TorchMetrics' handling of near-constant targets and perfect fits (atol 1e-4).
@@ -261,29 +354,29 @@ class R2Score(_SumsMetric):
 
 
 class ExplainedVariance(_SumsMetric):
-    """TorchMetrics' `ExplainedVariance`; `num_outputs` fixes the width of 2-D inputs."""
+    """TorchMetrics' `ExplainedVariance`: the number of outputs comes from the first batch's
+    shape, as TorchMetrics'; `num_outputs` (not TorchMetrics') preallocates that width."""
 
     higher_is_better = True
+    _per_output_states = ("sum_error", "sum_squared_error", "sum_target", "sum_squared_target")
 
     def __init__(
-        self, multioutput: str = "uniform_average", num_outputs: int = 1, **kwargs: Any
+        self, multioutput: str = "uniform_average", num_outputs: int | None = None, **kwargs: Any
     ) -> None:
+        if multioutput not in _MULTIOUTPUT:
+            raise ValueError(
+                "Invalid input to argument `multioutput`. Choose one of the following: "
+                f"{_MULTIOUTPUT}"
+            )
         super().__init__(**kwargs)
-        self.multioutput = _check_multioutput(multioutput)
-        self.num_outputs = _check_outputs("num_outputs", num_outputs)
-        width = (num_outputs,)
-        self._register_sums(
-            {
-                "sum_error": width,
-                "sum_squared_error": width,
-                "sum_target": width,
-                "sum_squared_target": width,
-                "num_obs": (),
-            }
-        )
+        self.multioutput = str(multioutput)
+        self.num_outputs = width = self._declare_outputs(num_outputs)
+        self._register_sums({name: (width,) for name in self._per_output_states})
+        self._register_sums({"num_obs": ()})
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
-        p, t = _columns(preds, target, self.num_outputs, per_column=True)
+        _check_pair(preds, target)
+        p, t = _columns(preds, target, self._width_from(preds), per_column=True)
         diff = t - p
         return {
             "sum_error": diff.sum(0),
@@ -357,9 +450,23 @@ def _check_reduction(reduction: Any) -> str:
 
 
 def _check_2d(preds: Tensor, target: Tensor) -> None:
+    """TorchMetrics' check of CosineSimilarity's inputs, with its words."""
     _check_pair(preds, target)
-    if preds.dim() != 2:
-        raise ValueError(f"Arguments must be 2-D (N, D). Received: shape {tuple(preds.shape)}")
+    if preds.ndim != 2:
+        raise ValueError(
+            "Expected input to cosine similarity to be 2D tensors of shape `[N,D]` where `N` is "
+            "the number of samples and `D` is the number of dimensions, but got tensor of shape "
+            f"{preds.shape}"
+        )
+
+
+def _check_distributions(p: Tensor, q: Tensor) -> None:
+    """TorchMetrics' check of the KL and Jensen-Shannon divergences' inputs, with its words."""
+    _check_pair(p, q)
+    if p.ndim != 2 or q.ndim != 2:
+        raise ValueError(
+            f"Expected both p and q distribution to be 2D but got {p.ndim} and {q.ndim} respectively"
+        )
 
 
 class CosineSimilarity(_SumsMetric):
@@ -383,33 +490,86 @@ class CosineSimilarity(_SumsMetric):
         return _out(total if self.reduction == "sum" else total / state["total"])
 
 
+def _check_log_prob(log_prob: Any) -> bool:
+    if not isinstance(log_prob, bool):
+        raise TypeError(f"Expected argument `log_prob` to be bool but got {log_prob}")
+    return log_prob
+
+
 class KLDivergence(_SumsMetric):
     """TorchMetrics' `KLDivergence(p || q)` over rows of `(N, D)`; probabilities are normalized
-    per row, `log_prob=True` takes log-probabilities."""
+    per row, `log_prob=True` takes log-probabilities (the maths:
+    `torchtally.functional.regression.kl_divergence_rows`)."""
 
     higher_is_better = False
     plot_lower_bound = 0.0
 
     def __init__(self, log_prob: bool = False, reduction: str = "mean", **kwargs: Any) -> None:
-        if not isinstance(log_prob, bool):
-            raise ValueError(f"Argument `log_prob` must be a bool. Received: log_prob={log_prob!r}")
+        log_prob = _check_log_prob(log_prob)
         super().__init__(**kwargs)
         self.log_prob, self.reduction = log_prob, _check_reduction(reduction)
         self._register_sums({"measures": (), "total": ()})
 
     def _batch(self, p: Tensor, q: Tensor) -> dict[str, Tensor]:
-        _check_2d(p, q)
-        if self.log_prob:
-            measures = (p.exp() * (p - q)).sum(-1)
-        else:
-            p = p / p.sum(-1, keepdim=True)
-            q = q / q.sum(-1, keepdim=True)
-            measures = torch.where(p == 0, 0.0, p * (p / q).log()).sum(-1)
-        return {"measures": measures.double().sum(), "total": _count(p, p.shape[0])}
+        _check_distributions(p, q)
+        measures = kl_divergence_rows(p, q, self.log_prob)
+        return {"measures": measures.sum(), "total": _count(p, p.shape[0])}
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         total = state["measures"]
         return _out(total if self.reduction == "sum" else total / state["total"])
+
+
+class JensenShannonDivergence(KLDivergence):
+    """TorchMetrics' `JensenShannonDivergence` over rows of `(N, D)` distributions:
+    `KL(p || m) / 2 + KL(q || m) / 2` with `m = (p + q) / 2`, summed or averaged over rows
+    (the maths: `torchtally.functional.regression.js_divergence_rows`)."""
+
+    plot_upper_bound = math.log(2.0)
+
+    def _batch(self, p: Tensor, q: Tensor) -> dict[str, Tensor]:
+        _check_distributions(p, q)
+        measures = js_divergence_rows(p, q, self.log_prob)
+        return {"measures": measures.sum(), "total": _count(p, p.shape[0])}
+
+
+def _check_ensemble(preds: Tensor, target: Tensor) -> None:
+    """TorchMetrics' checks of an ensemble forecast `(N, m)` against `(N,)` targets."""
+    if not isinstance(preds, Tensor) or not isinstance(target, Tensor):
+        raise TypeError(
+            "Arguments `preds` and `target` must be tensors. Received: "
+            f"preds={type(preds).__name__}, target={type(target).__name__}"
+        )
+    if preds.ndim != 2:
+        raise ValueError(
+            "Argument `preds` must be 2-D (batch_size, ensemble_members). Received: preds of "
+            f"shape {tuple(preds.shape)}"
+        )
+    _check_pair(preds[:, 0], target)
+    if preds.shape[1] < 2:
+        raise ValueError(
+            f"CRPS requires at least 2 ensemble members, but you provided {preds.shape}."
+        )
+
+
+class ContinuousRankedProbabilityScore(_SumsMetric):
+    """TorchMetrics' `ContinuousRankedProbabilityScore`: the mean CRPS of ensemble forecasts
+    `(N, m)` against targets `(N,)` (the maths: `torchtally.functional.regression.crps_rows`)."""
+
+    is_differentiable = False
+    higher_is_better = False
+    plot_lower_bound = 0.0
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._register_sums({"score": (), "total": ()})
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        _check_ensemble(preds, target)
+        return {"score": crps_rows(target, preds).sum(), "total": _count(preds, preds.shape[0])}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        return _out(state["score"] / state["total"])
 
 
 def _average_ranks(values: Tensor, valid: Tensor) -> Tensor:
@@ -458,8 +618,8 @@ class SpearmanCorrCoef(Metric):
         _check_pair(preds, target)
         if not preds.is_floating_point() or not target.is_floating_point():
             raise TypeError(
-                "Arguments `preds` and `target` must be floating-point tensors, as TorchMetrics "
-                f"requires. Received: preds.dtype={preds.dtype}, target.dtype={target.dtype}"
+                "Expected `preds` and `target` both to be floating point tensors, but got "
+                f"{preds.dtype} and {target.dtype}"
             )
         p, t = _columns(preds, target, self.num_outputs, per_column=True)
         return {"preds": p, "target": t, "valid": torch.ones_like(p[:, 0], dtype=torch.bool)}
@@ -476,6 +636,74 @@ class SpearmanCorrCoef(Metric):
         std_p = (diff_p.square().sum(0) / count).sqrt()
         std_t = (diff_t.square().sum(0) / count).sqrt()
         return _out((cov / (std_p * std_t + 1e-6)).clamp(-1.0, 1.0), self.num_outputs)
+
+
+class KendallRankCorrCoef(Metric):
+    """TorchMetrics' `KendallRankCorrCoef`: Kendall's tau (`variant` "a", "b" or "c") and,
+    with `t_test=True`, the asymptotic p-value of the test `alternative` ("two-sided", "less",
+    "greater"); returns `(tau, p_value)` then.
+
+    Pairs need the whole sample, so it goes into a buffer preallocated at construction, as
+    `SpearmanCorrCoef`'s: `capacity` rows (default 65,536) of `num_outputs` columns; more pairs
+    raise at compute. The compute counts pairs in O(n log² n) with sorts and batched searches
+    (`torchtally.functional.regression.kendall_statistics`): traceable, no host read.
+    """
+
+    error_kinds = ErrorKinds()
+    is_differentiable = False
+    higher_is_better = None
+    full_state_update = True
+    plot_lower_bound = 0.0
+    plot_upper_bound = 1.0
+    _cat_whole_buffers = True
+    cat_overflow_terms = ("pairs", "")
+
+    def __init__(
+        self,
+        variant: str = "b",
+        t_test: bool = False,
+        alternative: str | None = "two-sided",
+        num_outputs: int = 1,
+        capacity: int = 1 << 16,
+        **kwargs: Any,
+    ) -> None:
+        if not isinstance(t_test, bool):
+            raise ValueError(
+                f"Argument `t_test` is expected to be of a type `bool`, but got {type(t_test)}."
+            )
+        if t_test and alternative is None:
+            raise ValueError("Argument `alternative` is required if `t_test=True` but got `None`.")
+        if variant not in KENDALL_VARIANTS:
+            raise ValueError(
+                f"Invalid variant: expected one of {list(KENDALL_VARIANTS)}, but got {variant}."
+            )
+        if t_test and alternative not in KENDALL_ALTERNATIVES:
+            raise ValueError(
+                f"Invalid alternative: expected one of {list(KENDALL_ALTERNATIVES)}, but got "
+                f"{alternative}."
+            )
+        self.num_outputs = _check_outputs("num_outputs", num_outputs)
+        self.capacity = _check_outputs("capacity", capacity)
+        super().__init__(**kwargs)
+        self.variant = str(variant)
+        self.t_test = t_test
+        self.alternative = str(alternative) if t_test else None
+        shape = (capacity, num_outputs)
+        self.register_state("preds", torch.zeros(shape, dtype=torch.float64), False, "cat")
+        self.register_state("target", torch.zeros(shape, dtype=torch.float64), False, "cat")
+        self.register_state("valid", torch.zeros(capacity, dtype=torch.bool), False, "cat")
+
+    def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        p, t = _columns(preds, target, self.num_outputs, per_column=True)
+        return {"preds": p, "target": t, "valid": torch.ones_like(p[:, 0], dtype=torch.bool)}
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor | tuple[Tensor, Tensor]:
+        stats = kendall_statistics(state["preds"], state["target"], state["valid"])
+        tau = _out(kendall_tau_from_statistics(stats, self.variant), self.num_outputs)
+        if self.alternative is None:
+            return tau
+        p_value = kendall_p_value(stats, self.variant, self.alternative)
+        return tau, _out(p_value, self.num_outputs)
 
 
 # ------------------------------------------------------------------ more of TorchMetrics'
@@ -566,6 +794,8 @@ class RelativeSquaredError(_SumsMetric):
         )
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        _check_pair(preds, target)
+        _check_r2_dims(preds)
         p, t = _columns(preds, target, self.num_outputs, per_column=True)
         return {
             "sum_squared_error": (t * t).sum(0),
@@ -588,7 +818,9 @@ class MinkowskiDistance(_SumsMetric):
 
     def __init__(self, p: float, **kwargs: Any) -> None:
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not p >= 1:
-            raise ValueError(f"Argument `p` must be a number >= 1. Received: p={p!r}")
+            raise TorchMetricsUserError(
+                f"Argument ``p`` must be a float or int greater than 1, but got {p}"
+            )
         super().__init__(**kwargs)
         self.p = p
         self._register_sums({"minkowski_dist_sum": ()})
@@ -602,12 +834,27 @@ class MinkowskiDistance(_SumsMetric):
         return _out(state["minkowski_dist_sum"].pow(1.0 / self.p))
 
 
+def _tweedie_domain(power: float) -> str:
+    """TorchMetrics' words for the inputs outside the deviance's domain at `power`."""
+    if power == 1:
+        return f"For power={power}, 'preds' has to be strictly positive and 'targets' cannot be negative."
+    if power < 0:
+        return f"For power={power}, 'preds' has to be strictly positive."
+    if 1 < power < 2:
+        return (
+            f"For power={power}, 'targets' has to be strictly positive and 'preds' cannot be "
+            "negative."
+        )
+    return f"For power={power}, both 'preds' and 'targets' have to be strictly positive."
+
+
 class TweedieDevianceScore(_SumsMetric):
     """TorchMetrics' `TweedieDevianceScore(power)`: the mean Tweedie deviance (power 0: squared
     error, 1: Poisson, 2: gamma; undefined for 0 < power < 1).
 
     Inputs outside the power's domain (TorchMetrics checks them with a host read and raises in
-    `update`) are counted during `update` and raised at `compute`.
+    `update`) are counted during `update` and raised, with TorchMetrics' words, by `forward`
+    and `compute` (a `MetricValueError`, a `ValueError` as TorchMetrics').
     """
 
     error_kinds = ErrorKinds(
@@ -617,10 +864,15 @@ class TweedieDevianceScore(_SumsMetric):
     plot_lower_bound = 0.0
 
     def __init__(self, power: float = 0.0, **kwargs: Any) -> None:
-        if isinstance(power, bool) or not isinstance(power, (int, float)) or 0 < power < 1:
-            raise ValueError(
-                "Argument `power` must be a number <= 0 or >= 1 (the deviance is undefined "
-                f"in between). Received: power={power!r}"
+        if isinstance(power, bool) or not isinstance(power, (int, float)):
+            raise ValueError(f"Argument `power` must be a number. Received: power={power!r}")
+        if 0 < power < 1:
+            raise ValueError(f"Deviance Score is not defined for power={power}.")
+        if power != 0:
+            # TorchMetrics' message names the power: this instance's own description.
+            self.error_kinds = ErrorKinds(
+                values_outside_domain="values outside the Tweedie deviance's domain "
+                f"({_tweedie_domain(power)})"
             )
         super().__init__(**kwargs)
         self.power = float(power)
@@ -737,8 +989,8 @@ class NormalizedRootMeanSquaredError(_SumsMetric):
     def __init__(self, normalization: str = "mean", num_outputs: int = 1, **kwargs: Any) -> None:
         if normalization not in _NORMALIZATIONS:
             raise ValueError(
-                f"Argument `normalization` must be one of {_NORMALIZATIONS}. "
-                f"Received: normalization={normalization!r}"
+                "Argument `normalization` should be either 'mean', 'range', 'std' or 'l2', but "
+                f"got {normalization}"
             )
         super().__init__(**kwargs)
         self.normalization = normalization
@@ -752,7 +1004,8 @@ class NormalizedRootMeanSquaredError(_SumsMetric):
         self.register_state("max_val", -inf, False, "max")
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
-        p, t = _columns(preds, target, self.num_outputs, per_column=True)
+        # As TorchMetrics': one output reads every element as one (a 2-D input flattened)
+        p, t = _columns(preds, target, self.num_outputs)
         return {
             "sum_squared_error": ((p - t) ** 2).sum(0),
             "sum_target": t.sum(0),

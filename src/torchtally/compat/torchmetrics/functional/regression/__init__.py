@@ -1,16 +1,19 @@
 """`torchmetrics.functional.regression` on torchtally: each function the value of the
-compatible class on one batch, with TorchMetrics' argument order and checks.
-
-Not here yet: `continuous_ranked_probability_score`, `jensen_shannon_divergence` and
-`kendall_rank_corrcoef`, which have no compatible class.
-"""
+compatible class on one batch, with TorchMetrics' argument order and checks."""
 
 from torchtally.compat.torchmetrics.functional.regression.concordance import concordance_corrcoef
 from torchtally.compat.torchmetrics.functional.regression.cosine_similarity import cosine_similarity
+from torchtally.compat.torchmetrics.functional.regression.crps import (
+    continuous_ranked_probability_score,
+)
 from torchtally.compat.torchmetrics.functional.regression.csi import critical_success_index
 from torchtally.compat.torchmetrics.functional.regression.explained_variance import (
     explained_variance,
 )
+from torchtally.compat.torchmetrics.functional.regression.js_divergence import (
+    jensen_shannon_divergence,
+)
+from torchtally.compat.torchmetrics.functional.regression.kendall import kendall_rank_corrcoef
 from torchtally.compat.torchmetrics.functional.regression.kl_divergence import kl_divergence
 from torchtally.compat.torchmetrics.functional.regression.log_cosh import log_cosh_error
 from torchtally.compat.torchmetrics.functional.regression.log_mse import mean_squared_log_error
@@ -37,9 +40,12 @@ from torchtally.compat.torchmetrics.functional.regression.wmape import (
 
 __all__ = [
     "concordance_corrcoef",
+    "continuous_ranked_probability_score",
     "cosine_similarity",
     "critical_success_index",
     "explained_variance",
+    "jensen_shannon_divergence",
+    "kendall_rank_corrcoef",
     "kl_divergence",
     "log_cosh_error",
     "mean_absolute_error",

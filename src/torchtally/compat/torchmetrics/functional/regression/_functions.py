@@ -9,18 +9,30 @@ targets are expected to have the same shape"), and the number of outputs read fr
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import Tensor
 
 from torchtally.compat.torchmetrics.functional._one_batch import compat_class, one_batch
+from torchtally.compat.torchmetrics.regression import _RESULT_DTYPE, _check_ensemble
+from torchtally.functional.regression._crps import crps_rows
+from torchtally.functional.regression._kendall import (
+    KENDALL_ALTERNATIVES,
+    KENDALL_VARIANTS,
+    kendall_p_value,
+    kendall_statistics,
+    kendall_tau_from_statistics,
+)
 
 __all__ = [
     "concordance_corrcoef",
+    "continuous_ranked_probability_score",
     "cosine_similarity",
     "critical_success_index",
     "explained_variance",
+    "jensen_shannon_divergence",
+    "kendall_rank_corrcoef",
     "kl_divergence",
     "log_cosh_error",
     "mean_absolute_error",
@@ -65,10 +77,30 @@ def _outputs(preds: Tensor) -> int:
     return 1 if preds.ndim < 2 else int(preds.shape[-1])
 
 
-def _value(name: str, preds: Tensor, target: Tensor, **arguments: Any) -> Tensor:
+def _floating_dtype(*inputs: Tensor) -> torch.dtype | None:
+    """The dtype TorchMetrics' functions return: their floating inputs' promoted dtype (they
+    compute in it), None (the default dtype) for integer inputs."""
+    floating = [t.dtype for t in inputs if t.is_floating_point()]
+    if not floating:
+        return None
+    dtype = floating[0]
+    for other in floating[1:]:
+        dtype = torch.promote_types(dtype, other)
+    return dtype
+
+
+def _value(
+    name: str, preds: Tensor, target: Tensor, result_like: bool = True, **arguments: Any
+) -> Tensor:
+    """The class `name`'s value on this one batch, in the inputs' floating dtype (or with
+    `result_like=False` the default dtype, as TorchMetrics' functions of counts return)."""
     _same_shape(preds, target)
     metric = compat_class(name, "regression")(**arguments)
-    return one_batch(metric, preds, target)  # type: ignore[no-any-return]
+    token = _RESULT_DTYPE.set(_floating_dtype(preds, target) if result_like else None)
+    try:
+        return cast(Tensor, one_batch(metric, preds, target))
+    finally:
+        _RESULT_DTYPE.reset(token)
 
 
 def mean_squared_error(
@@ -285,6 +317,7 @@ def critical_success_index(
         "CriticalSuccessIndex",
         preds,
         target,
+        result_like=False,
         threshold=threshold,
         keep_sequence_dim=keep_sequence_dim,
     )
@@ -304,3 +337,79 @@ def normalized_root_mean_squared_error(
         normalization=normalization,
         num_outputs=num_outputs,
     )
+
+
+def jensen_shannon_divergence(
+    p: Tensor, q: Tensor, log_prob: bool = False, reduction: str | None = "mean"
+) -> Tensor:
+    """Jensen-Shannon divergence of the rows of `(N, D)` distributions `p` and `q`.
+
+    Example:
+        >>> import torch
+        >>> jensen_shannon_divergence(torch.tensor([[0.36, 0.48, 0.16]]), torch.tensor([[1/3, 1/3, 1/3]]))
+        tensor(0.0225)
+    """
+    _same_shape(p, q)
+    if p.ndim != 2 or q.ndim != 2:
+        raise ValueError(
+            f"Expected both p and q distribution to be 2D but got {p.ndim} and {q.ndim} respectively"
+        )
+    return _value("JensenShannonDivergence", p, q, log_prob=log_prob, reduction=reduction)
+
+
+def continuous_ranked_probability_score(preds: Tensor, target: Tensor) -> Tensor:
+    """Mean continuous ranked probability score of `(N, m)` ensemble forecasts against `(N,)`
+    targets, in the forecasts' floating dtype.
+
+    Example:
+        >>> import torch
+        >>> continuous_ranked_probability_score(torch.tensor([[0.0, 1.0]]), torch.tensor([0.5]))
+        tensor(0.2500)
+    """
+    _check_ensemble(preds, target)
+    value = crps_rows(target, preds).mean()
+    return value.to(_floating_dtype(preds, target) or torch.get_default_dtype())
+
+
+def kendall_rank_corrcoef(
+    preds: Tensor,
+    target: Tensor,
+    variant: str = "b",
+    t_test: bool = False,
+    alternative: str | None = "two-sided",
+) -> Tensor | tuple[Tensor, Tensor]:
+    """Kendall's tau (`variant` "a", "b" or "c"), per output for 2-D inputs; with
+    `t_test=True`, `(tau, p_value)` of the asymptotic test `alternative`.
+
+    Example:
+        >>> import torch
+        >>> kendall_rank_corrcoef(torch.tensor([2.5, 0.0, 2, 8]), torch.tensor([3, -0.5, 2, 1]))
+        tensor(0.3333)
+    """
+    if not isinstance(t_test, bool):
+        raise ValueError(
+            f"Argument `t_test` is expected to be of a type `bool`, but got {type(t_test)}."
+        )
+    if t_test and alternative is None:
+        raise ValueError("Argument `alternative` is required if `t_test=True` but got `None`.")
+    if variant not in KENDALL_VARIANTS:
+        raise ValueError(
+            f"Invalid variant: expected one of {list(KENDALL_VARIANTS)}, but got {variant}."
+        )
+    if t_test and alternative not in KENDALL_ALTERNATIVES:
+        raise ValueError(
+            f"Invalid alternative: expected one of {list(KENDALL_ALTERNATIVES)}, but got "
+            f"{alternative}."
+        )
+    _same_shape(preds, target)
+    _one_or_two_dims(preds, target)
+    stats = kendall_statistics(preds, target)
+    dtype = torch.get_default_dtype()  # TorchMetrics' value of counts
+    tau = kendall_tau_from_statistics(stats, variant).to(dtype)
+    one = preds.ndim < 2 or preds.shape[1] == 1
+    if one:
+        tau = tau.reshape(())
+    if not t_test:
+        return tau
+    p_value = kendall_p_value(stats, variant, str(alternative)).to(dtype)
+    return tau, p_value.reshape(()) if one else p_value
