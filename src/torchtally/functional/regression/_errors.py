@@ -187,21 +187,42 @@ def _piece_sum(difference: Tensor, absolute: bool) -> Tensor:
     return torch.dot(flat, flat)
 
 
-def squared_error_sum(labels: Tensor, predictions: Tensor, *, input_dtype: bool = False) -> Tensor:
+def per_output_difference(labels: Tensor, predictions: Tensor) -> Tensor:
+    """predictions - labels in float64 as `(N, k)`: one column per output of `(N,)` or
+    `(N, k)` inputs (any further dimensions are flattened into the outputs)."""
+    rows = labels.shape[0] if labels.dim() else 1
+    return (predictions.double() - labels.double()).reshape(rows, -1)
+
+
+def squared_error_sum(
+    labels: Tensor, predictions: Tensor, per_output: bool = False, *, input_dtype: bool = False
+) -> Tensor:
     """Sum of squared errors of one batch (0-d float64); the count is `labels.numel()`.
+    `per_output=True`: one sum per output column, `(k,)` (see `per_output_difference`), whose
+    count is the number of rows.
 
     With `input_dtype`, `sum((p - y)²)` as PyTorch sums it in the inputs' promoted dtype
     (float32 inputs: float32 rounding), for conventions that round so (NeuroBench's R²).
     """
     check_same_shape("labels", labels, "predictions", predictions)
     if input_dtype:
+        if per_output:
+            raise ValueError(
+                "Arguments `per_output` and `input_dtype` cannot both be True (per-output sums "
+                "are float64). Received: per_output=True, input_dtype=True"
+            )
         return torch.sum((predictions - labels) ** 2)
+    if per_output:
+        return per_output_difference(labels, predictions).square().sum(0)
     return _error_sum(labels, predictions, absolute=False)
 
 
-def absolute_error_sum(labels: Tensor, predictions: Tensor) -> Tensor:
-    """Sum of absolute errors of one batch (0-d float64); the count is `labels.numel()`."""
+def absolute_error_sum(labels: Tensor, predictions: Tensor, per_output: bool = False) -> Tensor:
+    """Sum of absolute errors of one batch (0-d float64); the count is `labels.numel()`.
+    `per_output=True`: one sum per output column, `(k,)`."""
     check_same_shape("labels", labels, "predictions", predictions)
+    if per_output:
+        return per_output_difference(labels, predictions).abs().sum(0)
     return _error_sum(labels, predictions, absolute=True)
 
 
@@ -210,20 +231,35 @@ def absolute_error_sum(labels: Tensor, predictions: Tensor) -> Tensor:
 ZERO_PAIRS = ("zero", "nan")
 
 
-def _smape_ratio(labels: Tensor, predictions: Tensor, zero_pairs: str) -> Tensor:
-    """|p - y| / (|p| + |y|) elementwise, in the dtype of the inputs as given."""
+def _smape_ratio(
+    labels: Tensor, predictions: Tensor, zero_pairs: str, epsilon: float | None = None
+) -> Tensor:
+    """|p - y| / (|p| + |y|) elementwise, in the dtype of the inputs as given; with `epsilon`
+    the denominator is at least `epsilon` (and `zero_pairs` has nothing left to decide)."""
     check_choice("zero_pairs", zero_pairs, ZERO_PAIRS)
     denominator = torch.abs(predictions) + torch.abs(labels)
-    if zero_pairs == "zero":
+    if epsilon is not None:
+        denominator = denominator.clamp(min=epsilon)
+    elif zero_pairs == "zero":
         denominator = torch.where(denominator == 0, 1.0, denominator)
     return torch.abs(predictions - labels) / denominator
 
 
-def smape_sum(labels: Tensor, predictions: Tensor, *, zero_pairs: str = "zero") -> Tensor:
+def smape_sum(
+    labels: Tensor,
+    predictions: Tensor,
+    epsilon: float | None = None,
+    *,
+    zero_pairs: str = "zero",
+) -> Tensor:
     """Sum of |p - y| / (|p| + |y|) of one batch (0-d float64; an element with p = y = 0 adds
-    0, or NaN with `zero_pairs="nan"`); the count is `labels.numel()`."""
+    0, or NaN with `zero_pairs="nan"`); the count is `labels.numel()`.
+
+    `epsilon`: the denominator is at least `epsilon` instead (TorchMetrics' convention: a
+    pair of values both within it of 0 is scored against `epsilon`, not skipped).
+    """
     check_same_shape("labels", labels, "predictions", predictions)
-    ratio = _smape_ratio(labels.double(), predictions.double(), zero_pairs)
+    ratio = _smape_ratio(labels.double(), predictions.double(), zero_pairs, epsilon)
     return ratio.sum(dtype=torch.float64)
 
 

@@ -210,6 +210,10 @@ def kendall_p_value(
         variance = variance + 2 * stats.ties_x * stats.ties_y / m
         variance = variance + stats.ties_x_p1 * stats.ties_y_p1 / (9 * m * (n - 2))
         statistic = difference / variance.sqrt()
+        # A constant sample has no test (its variance is 0 up to rounding): NaN, as scipy's.
+        pairs = n * (n - 1) / 2
+        constant = (stats.ties_x == pairs) | (stats.ties_y == pairs)
+        statistic = torch.where(constant, math.nan, statistic)
     if alternative == "two-sided":
         return cast(Tensor, 2 * torch.special.ndtr(-statistic.abs()))
     if alternative == "greater":

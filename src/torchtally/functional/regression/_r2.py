@@ -20,14 +20,19 @@ from torchtally.functional.regression._workspace import (
 
 __all__ = [
     "MULTIOUTPUT",
+    "NORMALIZATIONS",
     "R2_DIVISIONS",
     "add_r2_sums_fused",
+    "explained_variance_compute",
+    "explained_variance_sums",
+    "nrmse_compute",
     "r2_compute",
     "r2_from_totals",
     "r2_score",
     "r2_sums",
     "r2_sums_checked",
     "r2_update",
+    "relative_squared_error_compute",
 ]
 
 MULTIOUTPUT = ("uniform_average", "raw_values", "variance_weighted")
@@ -178,15 +183,37 @@ def r2_compute(
     sum_squared_error: Tensor,
     count: Tensor,
     multioutput: str = "uniform_average",
+    *,
+    adjusted: int = 0,
+    tolerance: float = 0.0,
+    weighted_fallback: bool = True,
 ) -> Tensor:
     """R² from accumulated sums, with scikit-learn's conventions.
 
     An output whose labels are constant scores 1.0 if predicted exactly, else 0.0.
     Float64 sums keep about 1e-9 relative accuracy while |mean(y)| / std(y) stays below ~1e3.
+
+    Args:
+        adjusted: The number of regressors k of the adjusted R², 1 - (1 - R²)(n - 1) /
+            (n - k - 1); the plain R² where n - 1 <= k (TorchMetrics').
+        tolerance: Sums of squares at most this large count as zero (an exact prediction, a
+            constant output). TorchMetrics' R2Score uses 1e-4.
+        weighted_fallback: For "variance_weighted" with every output constant, the plain
+            average (scikit-learn's); False: NaN, the 0/0 of the weights (TorchMetrics').
     """
     check_choice("multioutput", multioutput, MULTIOUTPUT)
     total = sum_y2 - sum_y.square() / count
-    return r2_from_totals(sum_squared_error, total, multioutput)
+    value = r2_from_totals(
+        sum_squared_error,
+        total,
+        multioutput,
+        tolerance=tolerance,
+        weighted_fallback=weighted_fallback,
+    )
+    if adjusted:
+        corrected = 1 - (1 - value) * (count - 1) / (count - adjusted - 1)
+        value = torch.where(count - 1 > adjusted, corrected, value)
+    return value
 
 
 #: How `r2_from_totals` takes SS_res / SS_tot: "safe" (scikit-learn's rule for constant
@@ -200,39 +227,130 @@ def r2_from_totals(
     multioutput: str = "uniform_average",
     *,
     division: str = "safe",
+    tolerance: float = 0.0,
+    weighted_fallback: bool = True,
 ) -> Tensor:
-    """R² per output, `1 - SS_res / SS_tot`, from the residual and total sums of squares.
+    """R² per output, `1 - SS_res / SS_tot`, from the residual and total sums of squares,
+    averaged over outputs as `multioutput` says.
 
     Args:
         sum_squared_error: SS_res per output.
         total: SS_tot per output (n · the labels' population variance), in the dtype the
             ratio is taken in.
         multioutput: "uniform_average", "raw_values" or "variance_weighted".
-        division: "safe": an output whose labels are constant (SS_tot <= 0) scores 1.0 if
-            predicted exactly, else 0.0 (scikit-learn's rule). "reciprocal":
-            `1 - SS_res * (1 / SS_tot)` for every output, as PyTorch evaluates
+        division: "safe": an output predicted exactly scores 1.0, and one whose labels are
+            constant (SS_tot <= `tolerance`) otherwise 0.0 (scikit-learn's rule).
+            "reciprocal": `1 - SS_res * (1 / SS_tot)` for every output, as PyTorch evaluates
             `float / tensor` (NeuroBench 2.3.0's R², whose constant labels give -inf or NaN).
+        tolerance: Sums of squares at most this large count as zero (an exact prediction, a
+            constant output). TorchMetrics' R2Score uses 1e-4.
+        weighted_fallback: For "variance_weighted" with every output constant, the plain
+            average (scikit-learn's); False: NaN, the 0/0 of the weights (TorchMetrics').
     """
     check_choice("multioutput", multioutput, MULTIOUTPUT)
     check_choice("division", division, R2_DIVISIONS)
     if division == "reciprocal":
         per_output = 1 - sum_squared_error * total.reciprocal()
     else:
-        exact = sum_squared_error == 0
-        constant = total <= 0
+        exact = sum_squared_error <= tolerance if tolerance else sum_squared_error == 0
+        constant = total <= tolerance
         safe_total = torch.where(constant, 1.0, total)
         per_output = torch.where(
-            constant, torch.where(exact, 1.0, 0.0), 1.0 - sum_squared_error / safe_total
+            exact, 1.0, torch.where(constant, 0.0, 1.0 - sum_squared_error / safe_total)
         )
     if multioutput == "raw_values":
         return per_output
     if multioutput == "uniform_average":
         return per_output.mean()
+    if not weighted_fallback:
+        return (total / total.sum() * per_output).sum()
     weights = total.clamp(min=0)
     weight_sum = weights.sum()
     weighted = (per_output * weights).sum() / torch.where(weight_sum == 0, 1.0, weight_sum)
     # All outputs constant: scikit-learn falls back to the plain average.
     return torch.where(weight_sum == 0, per_output.mean(), weighted)
+
+
+def relative_squared_error_compute(
+    sum_y: Tensor,
+    sum_y2: Tensor,
+    sum_squared_error: Tensor,
+    count: Tensor,
+    squared: bool = True,
+    epsilon: float = float(torch.finfo(torch.float32).eps),
+) -> Tensor:
+    """Σ(p - y)² / Σ(y - mean y)² per output (the total floored at `epsilon`; `squared=False`:
+    its root), averaged over outputs, from `r2_update`'s sums."""
+    total = sum_y2 - sum_y.square() / count
+    rse = sum_squared_error / total.clamp(min=epsilon)
+    return (rse if squared else rse.sqrt()).mean()
+
+
+def explained_variance_sums(
+    labels: Tensor, predictions: Tensor
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Per output Σ(y - p), Σ(y - p)², Σy and Σy² of one batch (float64 `(k,)`, one column per
+    output of `(N,)` or `(N, k)` inputs); the count is the number of rows."""
+    check_same_shape("labels", labels, "predictions", predictions)
+    rows = labels.shape[0] if labels.dim() else 1
+    y = labels.double().reshape(rows, -1)
+    difference = y - predictions.double().reshape(rows, -1)
+    return difference.sum(0), difference.square().sum(0), y.sum(0), y.square().sum(0)
+
+
+def explained_variance_compute(
+    sum_error: Tensor,
+    sum_squared_error: Tensor,
+    sum_y: Tensor,
+    sum_y2: Tensor,
+    count: Tensor,
+    multioutput: str = "uniform_average",
+) -> Tensor:
+    """1 - Var(y - p) / Var(y) per output (population variances), with scikit-learn's
+    conventions: 1.0 where both variances are 0, 0.0 where only Var(y) is; averaged as
+    `multioutput` says ("variance_weighted": by Var(y))."""
+    check_choice("multioutput", multioutput, MULTIOUTPUT)
+    mean_error = sum_error / count
+    numerator = sum_squared_error / count - mean_error * mean_error
+    mean_y = sum_y / count
+    denominator = sum_y2 / count - mean_y * mean_y
+    has_num, has_den = numerator != 0, denominator != 0
+    scores = torch.where(
+        has_num & has_den, 1 - numerator / torch.where(has_den, denominator, 1.0), 1.0
+    )
+    scores = torch.where(has_num & ~has_den, 0.0, scores)
+    if multioutput == "raw_values":
+        return scores
+    if multioutput == "uniform_average":
+        return scores.mean()
+    return (denominator / denominator.sum() * scores).sum()
+
+
+NORMALIZATIONS = ("mean", "range", "std", "l2")
+
+
+def nrmse_compute(
+    sum_squared_error: Tensor,
+    sum_y: Tensor,
+    sum_y2: Tensor,
+    count: Tensor,
+    minimum: Tensor,
+    maximum: Tensor,
+    normalization: str = "mean",
+) -> Tensor:
+    """The RMSE per output over the labels' mean, range (max - min), population standard
+    deviation or L2 norm (`normalization`)."""
+    check_choice("normalization", normalization, NORMALIZATIONS)
+    mean = sum_y / count
+    if normalization == "mean":
+        denominator = mean
+    elif normalization == "range":
+        denominator = maximum - minimum
+    elif normalization == "std":
+        denominator = (sum_y2 / count - mean * mean).clamp(min=0).sqrt()
+    else:
+        denominator = sum_y2.sqrt()
+    return (sum_squared_error / count).sqrt() / denominator
 
 
 def r2_score(labels: Tensor, predictions: Tensor, multioutput: str = "uniform_average") -> Tensor:

@@ -21,14 +21,45 @@ from torch import Tensor
 from torchtally._errors import ErrorKinds, tracing, user_stacklevel
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.utilities.exceptions import TorchMetricsUserError
+from torchtally.functional.regression._correlation import (
+    average_ranks,
+    comoment_sums,
+    concordance_from_sums,
+    cosine_similarity_rows,
+    pearson_from_sums,
+    spearman_from_ranks,
+)
 from torchtally.functional.regression._crps import crps_rows
 from torchtally.functional.regression._divergence import js_divergence_rows, kl_divergence_rows
+from torchtally.functional.regression._errors import (
+    absolute_error_sum,
+    smape_sum,
+    squared_error_sum,
+)
 from torchtally.functional.regression._kendall import (
     KENDALL_ALTERNATIVES,
     KENDALL_VARIANTS,
     kendall_p_value,
     kendall_statistics,
     kendall_tau_from_statistics,
+)
+from torchtally.functional.regression._pointwise import (
+    absolute_percentage_error_sum,
+    critical_success_counts,
+    critical_success_index_compute,
+    log_cosh_error_sum,
+    minkowski_sum,
+    squared_log_error_sum,
+    tweedie_deviance_sum,
+    weighted_absolute_percentage_error,
+)
+from torchtally.functional.regression._r2 import (
+    explained_variance_compute,
+    explained_variance_sums,
+    nrmse_compute,
+    r2_compute,
+    r2_sums,
+    relative_squared_error_compute,
 )
 
 __all__ = [
@@ -123,6 +154,24 @@ def _columns(
     return preds.double(), target.double()
 
 
+def _check_columns(
+    preds: Tensor, target: Tensor, num_outputs: int, per_column: bool = False
+) -> int:
+    """`_columns`' checks alone, for the adapters that hand the inputs to a native function as
+    they are; returns the number of rows the per-output sums count (all elements for one
+    output unless `per_column`)."""
+    _check_pair(preds, target)
+    if per_column:
+        _check_one_or_two_dims(preds, target)
+        if num_outputs == 1 and preds.dim() == 2 and preds.shape[1] != 1:
+            raise _outputs_mismatch(num_outputs, preds)
+    if num_outputs == 1:
+        return preds.numel() if not per_column else (preds.shape[0] if preds.dim() else 1)
+    if preds.dim() != 2 or preds.shape[1] != num_outputs:
+        raise _outputs_mismatch(num_outputs, preds)
+    return int(preds.shape[0])
+
+
 def _count(like: Tensor, count: int) -> Tensor:
     return torch.full((), float(count), dtype=torch.float64, device=like.device)
 
@@ -193,8 +242,12 @@ class MeanSquaredError(_SumsMetric):
         self._register_sums({"sum_squared_error": (num_outputs,), "total": ()})
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
-        p, t = _columns(preds, target, self.num_outputs)
-        return {"sum_squared_error": ((p - t) ** 2).sum(0), "total": _count(p, p.shape[0])}
+        rows = _check_columns(preds, target, self.num_outputs)
+        per_output = self.num_outputs > 1
+        total = squared_error_sum(target, preds, per_output=per_output)
+        # shaped as the state: a wrapper stacking batch statistics (BootStrapper) needs it
+        total = total.reshape(self.num_outputs)
+        return {"sum_squared_error": total, "total": _count(total, rows)}
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         mse = state["sum_squared_error"] / state["total"]
@@ -213,8 +266,10 @@ class MeanAbsoluteError(_SumsMetric):
         self._register_sums({"sum_abs_error": (num_outputs,), "total": ()})
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
-        p, t = _columns(preds, target, self.num_outputs)
-        return {"sum_abs_error": (p - t).abs().sum(0), "total": _count(p, p.shape[0])}
+        rows = _check_columns(preds, target, self.num_outputs)
+        total = absolute_error_sum(target, preds, per_output=self.num_outputs > 1)
+        total = total.reshape(self.num_outputs)
+        return {"sum_abs_error": total, "total": _count(total, rows)}
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return _out(state["sum_abs_error"] / state["total"], self.num_outputs)
@@ -232,9 +287,8 @@ class MeanAbsolutePercentageError(_SumsMetric):
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         _check_pair(preds, target)
-        p, t = preds.double(), target.double()
-        error = (p - t).abs() / t.abs().clamp(min=_EPS)
-        return {"sum_abs_per_error": error.sum(), "total": _count(t, t.numel())}
+        total = absolute_percentage_error_sum(target, preds, epsilon=_EPS)
+        return {"sum_abs_per_error": total, "total": _count(total, target.numel())}
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return _out(state["sum_abs_per_error"] / state["total"])
@@ -252,9 +306,8 @@ class SymmetricMeanAbsolutePercentageError(_SumsMetric):
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         _check_pair(preds, target)
-        p, t = preds.double(), target.double()
-        error = 2 * (p - t).abs() / (t.abs() + p.abs()).clamp(min=_EPS)
-        return {"sum_abs_per_error": error.sum(), "total": _count(t, t.numel())}
+        total = 2 * smape_sum(target, preds, epsilon=_EPS)
+        return {"sum_abs_per_error": total, "total": _count(total, target.numel())}
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return _out(state["sum_abs_per_error"] / state["total"])
@@ -306,12 +359,14 @@ class R2Score(_SumsMetric):
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         _check_pair(preds, target)
         _check_r2_dims(preds)
-        p, t = _columns(preds, target, self._width_from(preds), per_column=True)
+        rows = _check_columns(preds, target, self._width_from(preds), per_column=True)
+        width = self.num_outputs
+        sum_obs, sum_squared_obs, rss = (total.reshape(width) for total in r2_sums(target, preds))
         return {
-            "sum_squared_obs": (t * t).sum(0),
-            "sum_obs": t.sum(0),
-            "rss": ((t - p) ** 2).sum(0),
-            "total": _count(t, t.shape[0]),
+            "sum_squared_obs": sum_squared_obs,
+            "sum_obs": sum_obs,
+            "rss": rss,
+            "total": _count(rss, rows),
         }
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
@@ -334,22 +389,18 @@ class R2Score(_SumsMetric):
                     UserWarning,
                     stacklevel=user_stacklevel(),
                 )
-        rss = state["rss"]
-        tss = state["sum_squared_obs"] - state["sum_obs"] * state["sum_obs"] / n
-        # TorchMetrics' handling of near-constant targets and perfect fits (atol 1e-4).
-        has_rss, has_tss = rss.abs() > 1e-4, tss.abs() > 1e-4
-        raw = torch.where(has_rss & has_tss, 1 - rss / torch.where(has_tss, tss, 1.0), 1.0)
-        raw = torch.where(has_rss & ~has_tss, 0.0, raw)
-        if self.multioutput == "raw_values":
-            r2 = raw
-        elif self.multioutput == "uniform_average":
-            r2 = raw.mean()
-        else:
-            r2 = (tss / tss.sum() * raw).sum()
-        if self.adjusted:
-            # TorchMetrics falls back to plain r2 when n - 1 <= adjusted.
-            adjusted = 1 - (1 - r2) * (n - 1) / (n - self.adjusted - 1)
-            r2 = torch.where(n - 1 > self.adjusted, adjusted, r2)
+        # TorchMetrics' conventions: sums of squares within 1e-4 of 0 are 0 (a perfect fit, a
+        # constant target), and "variance_weighted" over constant targets only is NaN.
+        r2 = r2_compute(
+            state["sum_obs"],
+            state["sum_squared_obs"],
+            state["rss"],
+            n,
+            self.multioutput,
+            adjusted=self.adjusted,
+            tolerance=1e-4,
+            weighted_fallback=False,
+        )
         return _out(r2, self.num_outputs if self.multioutput == "raw_values" else 1)
 
 
@@ -376,32 +427,25 @@ class ExplainedVariance(_SumsMetric):
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         _check_pair(preds, target)
-        p, t = _columns(preds, target, self._width_from(preds), per_column=True)
-        diff = t - p
-        return {
-            "sum_error": diff.sum(0),
-            "sum_squared_error": (diff * diff).sum(0),
-            "sum_target": t.sum(0),
-            "sum_squared_target": (t * t).sum(0),
-            "num_obs": _count(t, t.shape[0]),
-        }
+        rows = _check_columns(preds, target, self._width_from(preds), per_column=True)
+        sums = explained_variance_sums(target, preds)
+        names = ("sum_error", "sum_squared_error", "sum_target", "sum_squared_target")
+        return {**dict(zip(names, sums, strict=True)), "num_obs": _count(sums[0], rows)}
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
-        n = state["num_obs"]
-        diff_avg = state["sum_error"] / n
-        numerator = state["sum_squared_error"] / n - diff_avg * diff_avg
-        target_avg = state["sum_target"] / n
-        denominator = state["sum_squared_target"] / n - target_avg * target_avg
-        has_num, has_den = numerator != 0, denominator != 0
-        scores = torch.where(
-            has_num & has_den, 1 - numerator / torch.where(has_den, denominator, 1.0), 1.0
+        value = explained_variance_compute(
+            state["sum_error"],
+            state["sum_squared_error"],
+            state["sum_target"],
+            state["sum_squared_target"],
+            state["num_obs"],
+            self.multioutput,
         )
-        scores = torch.where(has_num & ~has_den, 0.0, scores)
-        if self.multioutput == "raw_values":
-            return _out(scores, self.num_outputs)
-        if self.multioutput == "uniform_average":
-            return _out(scores.mean())
-        return _out((denominator / denominator.sum() * scores).sum())
+        return _out(value, self.num_outputs if self.multioutput == "raw_values" else 1)
+
+
+#: Pearson's and Lin's states: Σx, Σy, Σx², Σy², Σxy of preds (x) and target (y).
+_MOMENTS = ("sx", "sy", "sxx", "syy", "sxy")
 
 
 class PearsonCorrCoef(_SumsMetric):
@@ -418,23 +462,15 @@ class PearsonCorrCoef(_SumsMetric):
         )
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
-        p, t = _columns(preds, target, self.num_outputs, per_column=True)
-        return {
-            "sx": p.sum(0),
-            "sy": t.sum(0),
-            "sxx": (p * p).sum(0),
-            "syy": (t * t).sum(0),
-            "sxy": (p * t).sum(0),
-            "n": _count(p, p.shape[0]),
-        }
+        rows = _check_columns(preds, target, self.num_outputs, per_column=True)
+        sums = comoment_sums(preds, target)
+        return {**dict(zip(_MOMENTS, sums, strict=True)), "n": _count(sums[0], rows)}
+
+    def _moments(self, state: Mapping[str, Tensor]) -> tuple[Tensor, ...]:
+        return (*(state[name] for name in _MOMENTS), state["n"])
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
-        n = state["n"]
-        cov = state["sxy"] - state["sx"] * state["sy"] / n
-        var_x = state["sxx"] - state["sx"] ** 2 / n
-        var_y = state["syy"] - state["sy"] ** 2 / n
-        corr = (cov / (var_x * var_y).sqrt()).clamp(-1.0, 1.0)
-        return _out(corr, self.num_outputs)
+        return _out(pearson_from_sums(*self._moments(state)), self.num_outputs)
 
 
 _REDUCTIONS = ("mean", "sum")
@@ -481,9 +517,8 @@ class CosineSimilarity(_SumsMetric):
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         _check_2d(preds, target)
-        p, t = preds.float(), target.float()  # TorchMetrics computes in float32
-        similarity = (p * t).sum(-1) / (p.norm(dim=-1) * t.norm(dim=-1))
-        return {"similarity": similarity.double().sum(), "total": _count(p, p.shape[0])}
+        similarity = cosine_similarity_rows(target, preds).sum()
+        return {"similarity": similarity, "total": _count(similarity, preds.shape[0])}
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         total = state["similarity"]
@@ -572,23 +607,6 @@ class ContinuousRankedProbabilityScore(_SumsMetric):
         return _out(state["score"] / state["total"])
 
 
-def _average_ranks(values: Tensor, valid: Tensor) -> Tensor:
-    """1-based ranks per column of `(M, K)` values, ties sharing their mean rank; rows with
-    `valid` False sort last and rank among themselves (fixed shapes, no host sync)."""
-    rows = values.shape[0]
-    keyed = torch.where(valid.unsqueeze(1), values, float("inf"))
-    ordered, order = torch.sort(keyed, dim=0, stable=True)
-    position = torch.arange(1, rows + 1, dtype=torch.float64, device=values.device)
-    position = position.unsqueeze(1).expand_as(ordered)
-    new_group = torch.ones_like(ordered, dtype=torch.bool)
-    new_group[1:] = ordered[1:] != ordered[:-1]
-    group = torch.cumsum(new_group.long(), 0) - 1
-    rank_sum = torch.zeros_like(ordered).scatter_add_(0, group, position)
-    size = torch.zeros_like(ordered).scatter_add_(0, group, torch.ones_like(ordered))
-    mean_rank = (rank_sum / size.clamp(min=1.0)).gather(0, group)
-    return torch.empty_like(mean_rank).scatter_(0, order, mean_rank)
-
-
 class SpearmanCorrCoef(Metric):
     """TorchMetrics' `SpearmanCorrCoef`: Pearson's correlation of the average ranks (ties
     share their mean rank), `cov / (std_p * std_t + 1e-6)` clamped to [-1, 1] as TorchMetrics.
@@ -626,16 +644,10 @@ class SpearmanCorrCoef(Metric):
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         valid = state["valid"]
-        weight = valid.to(torch.float64).unsqueeze(1)
-        count = weight.sum(0)
-        ranks_p = _average_ranks(state["preds"], valid)
-        ranks_t = _average_ranks(state["target"], valid)
-        diff_p = (ranks_p - (ranks_p * weight).sum(0) / count) * weight
-        diff_t = (ranks_t - (ranks_t * weight).sum(0) / count) * weight
-        cov = (diff_p * diff_t).sum(0) / count
-        std_p = (diff_p.square().sum(0) / count).sqrt()
-        std_t = (diff_t.square().sum(0) / count).sqrt()
-        return _out((cov / (std_p * std_t + 1e-6)).clamp(-1.0, 1.0), self.num_outputs)
+        ranks_p = average_ranks(state["preds"], valid)
+        ranks_t = average_ranks(state["target"], valid)
+        # TorchMetrics' 1e-6 in the denominator
+        return _out(spearman_from_ranks(ranks_p, ranks_t, valid, eps=1e-6), self.num_outputs)
 
 
 class KendallRankCorrCoef(Metric):
@@ -726,8 +738,8 @@ class MeanSquaredLogError(_SumsMetric):
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         _check_pair(preds, target)
-        error = (preds.double().log1p() - target.double().log1p()) ** 2
-        return {"sum_squared_log_error": error.sum(), "total": _count(error, error.numel())}
+        total = squared_log_error_sum(target, preds)
+        return {"sum_squared_log_error": total, "total": _count(total, target.numel())}
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return _out(state["sum_squared_log_error"] / state["total"])
@@ -746,10 +758,9 @@ class LogCoshError(_SumsMetric):
         self._register_sums({"sum_log_cosh_error": (num_outputs,), "total": ()})
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
-        p, t = _columns(preds, target, self.num_outputs, per_column=True)
-        d = (p - t).abs()
-        log_cosh = d + torch.log1p(torch.exp(-2 * d)) - math.log(2.0)
-        return {"sum_log_cosh_error": log_cosh.sum(0), "total": _count(p, p.shape[0])}
+        rows = _check_columns(preds, target, self.num_outputs, per_column=True)
+        total = log_cosh_error_sum(target, preds, per_output=True)
+        return {"sum_log_cosh_error": total, "total": _count(total, rows)}
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return _out(state["sum_log_cosh_error"] / state["total"], self.num_outputs)
@@ -767,11 +778,16 @@ class WeightedMeanAbsolutePercentageError(_SumsMetric):
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         _check_pair(preds, target)
-        p, t = preds.double(), target.double()
-        return {"sum_abs_error": (p - t).abs().sum(), "sum_scale": t.abs().sum()}
+        # the labels' Σ|y| is the absolute error of all-zero predictions
+        scale = absolute_error_sum(target, torch.zeros_like(target))
+        return {"sum_abs_error": absolute_error_sum(target, preds), "sum_scale": scale}
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
-        return _out(state["sum_abs_error"] / state["sum_scale"].clamp(min=_EPS))
+        return _out(
+            weighted_absolute_percentage_error(
+                state["sum_abs_error"], state["sum_scale"], epsilon=_EPS
+            )
+        )
 
 
 class RelativeSquaredError(_SumsMetric):
@@ -796,18 +812,26 @@ class RelativeSquaredError(_SumsMetric):
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         _check_pair(preds, target)
         _check_r2_dims(preds)
-        p, t = _columns(preds, target, self.num_outputs, per_column=True)
+        rows = _check_columns(preds, target, self.num_outputs, per_column=True)
+        width = self.num_outputs
+        sum_y, sum_y2, residual = (total.reshape(width) for total in r2_sums(target, preds))
         return {
-            "sum_squared_error": (t * t).sum(0),
-            "sum_error": t.sum(0),
-            "residual": ((t - p) ** 2).sum(0),
-            "total": _count(t, t.shape[0]),
+            "sum_squared_error": sum_y2,
+            "sum_error": sum_y,
+            "residual": residual,
+            "total": _count(residual, rows),
         }
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
-        tss = state["sum_squared_error"] - state["sum_error"] ** 2 / state["total"]
-        rse = state["residual"] / tss.clamp(min=_FLOAT32_EPS)
-        return _out((rse if self.squared else rse.sqrt()).mean())
+        rse = relative_squared_error_compute(
+            state["sum_error"],
+            state["sum_squared_error"],
+            state["residual"],
+            state["total"],
+            squared=self.squared,
+            epsilon=_FLOAT32_EPS,
+        )
+        return _out(rse)
 
 
 class MinkowskiDistance(_SumsMetric):
@@ -827,8 +851,7 @@ class MinkowskiDistance(_SumsMetric):
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         _check_pair(preds, target)
-        distance = (preds.double() - target.double()).abs().pow(self.p).sum()
-        return {"minkowski_dist_sum": distance}
+        return {"minkowski_dist_sum": minkowski_sum(target, preds, self.p)}
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return _out(state["minkowski_dist_sum"].pow(1.0 / self.p))
@@ -880,35 +903,11 @@ class TweedieDevianceScore(_SumsMetric):
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Any]:
         _check_pair(preds, target)
-        p, t, power = preds.double(), target.double(), self.power
-        if power == 0:
-            invalid = torch.zeros_like(p, dtype=torch.bool)
-            deviance = (t - p) ** 2
-        elif power == 1:
-            invalid = (p <= 0) | (t < 0)
-            safe_p = torch.where(invalid, 1.0, p)
-            deviance = 2 * (torch.xlogy(t, t / safe_p) + safe_p - t)
-        elif power == 2:
-            invalid = (p <= 0) | (t <= 0)
-            safe_p, safe_t = torch.where(invalid, 1.0, p), torch.where(invalid, 1.0, t)
-            deviance = 2 * (torch.log(safe_p / safe_t) + safe_t / safe_p - 1)
-        else:
-            if power < 0:
-                invalid = p <= 0
-            elif power < 2:
-                invalid = (p <= 0) | (t < 0)
-            else:
-                invalid = (p <= 0) | (t <= 0)
-            safe_p = torch.where(invalid, 1.0, p)
-            term_1 = t.clamp(min=0).pow(2 - power) / ((1 - power) * (2 - power))
-            term_2 = t * safe_p.pow(1 - power) / (1 - power)
-            term_3 = safe_p.pow(2 - power) / (2 - power)
-            deviance = 2 * (term_1 - term_2 + term_3)
-        deviance = torch.where(invalid, 0.0, deviance)
+        deviance, outside = tweedie_deviance_sum(target, preds, self.power)
         return {
-            "sum_deviance_score": deviance.sum(),
-            "num_observations": _count(p, p.numel()),
-            "_errors": {"values_outside_domain": invalid.sum()},
+            "sum_deviance_score": deviance,
+            "num_observations": _count(deviance, preds.numel()),
+            "_errors": {"values_outside_domain": outside},
         }
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
@@ -921,13 +920,7 @@ class ConcordanceCorrCoef(PearsonCorrCoef):
     TorchMetrics' unbiased (n - 1) variances and covariance."""
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
-        n = state["n"]
-        mean_x, mean_y = state["sx"] / n, state["sy"] / n
-        cov = (state["sxy"] - state["sx"] * state["sy"] / n) / (n - 1)
-        var_x = (state["sxx"] - state["sx"] ** 2 / n) / (n - 1)
-        var_y = (state["syy"] - state["sy"] ** 2 / n) / (n - 1)
-        ccc = 2 * cov / (var_x + var_y + (mean_x - mean_y) ** 2)
-        return _out(ccc, self.num_outputs)
+        return _out(concordance_from_sums(*self._moments(state)), self.num_outputs)
 
 
 class CriticalSuccessIndex(_SumsMetric):
@@ -960,16 +953,13 @@ class CriticalSuccessIndex(_SumsMetric):
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         _check_pair(preds, target)
-        p, t = preds >= self.threshold, target >= self.threshold
-        return {
-            "hits": (p & t).sum().double(),
-            "misses": (~p & t).sum().double(),
-            "false_alarms": (p & ~t).sum().double(),
-        }
+        counts = critical_success_counts(target, preds, self.threshold)
+        return dict(zip(("hits", "misses", "false_alarms"), counts, strict=True))
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
-        denominator = state["hits"] + state["misses"] + state["false_alarms"]
-        return _out(torch.where(denominator > 0, state["hits"] / denominator.clamp(min=1), 0.0))
+        return _out(
+            critical_success_index_compute(state["hits"], state["misses"], state["false_alarms"])
+        )
 
 
 _NORMALIZATIONS = ("mean", "range", "std", "l2")
@@ -1005,26 +995,28 @@ class NormalizedRootMeanSquaredError(_SumsMetric):
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         # As TorchMetrics': one output reads every element as one (a 2-D input flattened)
-        p, t = _columns(preds, target, self.num_outputs)
+        rows = _check_columns(preds, target, self.num_outputs)
+        if self.num_outputs == 1:
+            preds, target = preds.reshape(-1), target.reshape(-1)
+        width = self.num_outputs
+        sum_y, sum_y2, sse = (total.reshape(width) for total in r2_sums(target, preds))
         return {
-            "sum_squared_error": ((p - t) ** 2).sum(0),
-            "sum_target": t.sum(0),
-            "target_squared": (t * t).sum(0),
-            "total": _count(t, t.shape[0]),
-            "min_val": t.min(0).values,
-            "max_val": t.max(0).values,
+            "sum_squared_error": sse,
+            "sum_target": sum_y,
+            "target_squared": sum_y2,
+            "total": _count(sse, rows),
+            "min_val": target.amin(0).double().reshape(width),
+            "max_val": target.amax(0).double().reshape(width),
         }
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
-        n = state["total"]
-        mean = state["sum_target"] / n
-        if self.normalization == "mean":
-            denominator = mean
-        elif self.normalization == "range":
-            denominator = state["max_val"] - state["min_val"]
-        elif self.normalization == "std":
-            denominator = (state["target_squared"] / n - mean * mean).clamp(min=0).sqrt()
-        else:
-            denominator = state["target_squared"].sqrt()
-        rmse = (state["sum_squared_error"] / n).sqrt()
-        return _out(rmse / denominator, self.num_outputs)
+        value = nrmse_compute(
+            state["sum_squared_error"],
+            state["sum_target"],
+            state["target_squared"],
+            state["total"],
+            state["min_val"],
+            state["max_val"],
+            self.normalization,
+        )
+        return _out(value, self.num_outputs)

@@ -16,6 +16,7 @@ from torch import Tensor
 
 from torchtally.compat.torchmetrics.functional._one_batch import compat_class, one_batch
 from torchtally.compat.torchmetrics.regression import _RESULT_DTYPE, _check_ensemble
+from torchtally.functional.regression._correlation import average_ranks
 from torchtally.functional.regression._crps import crps_rows
 from torchtally.functional.regression._kendall import (
     KENDALL_ALTERNATIVES,
@@ -212,12 +213,9 @@ def concordance_corrcoef(preds: Tensor, target: Tensor) -> Tensor:
 
 def _rank_data(data: Tensor) -> Tensor:
     """TorchMetrics' private 1-D ranking (1-based, ties share their mean rank), kept for its
-    tests: the Spearman class's own ranking of one column."""
-    from torchtally.compat.torchmetrics.regression import _average_ranks
-
-    column = data.reshape(-1, 1).double()
-    valid = torch.ones(column.shape[0], dtype=torch.bool, device=data.device)
-    return _average_ranks(column, valid)[:, 0].to(torch.get_default_dtype())
+    tests: `torchtally.functional.regression.average_ranks` of one column."""
+    ranks = average_ranks(data.reshape(-1, 1))
+    return ranks[:, 0].to(torch.get_default_dtype())
 
 
 def spearman_corrcoef(preds: Tensor, target: Tensor) -> Tensor:
