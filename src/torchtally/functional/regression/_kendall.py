@@ -30,7 +30,9 @@ __all__ = [
 ]
 
 KENDALL_VARIANTS = ("a", "b", "c")
+"""Kendall's tau variants: "a" (ties ignored), "b" (tie-corrected), "c" (Stuart's)."""
 KENDALL_ALTERNATIVES = ("two-sided", "less", "greater")
+"""The alternative hypotheses of Kendall's test."""
 
 
 class KendallStatistics(NamedTuple):

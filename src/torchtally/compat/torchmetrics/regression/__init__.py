@@ -21,45 +21,38 @@ from torch import Tensor
 from torchtally._errors import ErrorKinds, tracing, user_stacklevel
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.utilities.exceptions import TorchMetricsUserError
-from torchtally.functional.regression._correlation import (
+from torchtally.functional.regression import (
+    KENDALL_ALTERNATIVES,
+    KENDALL_VARIANTS,
+    absolute_error_sum,
+    absolute_percentage_error_sum,
     average_ranks,
     comoment_sums,
     concordance_from_sums,
     cosine_similarity_rows,
-    pearson_from_sums,
-    spearman_from_ranks,
-)
-from torchtally.functional.regression._crps import crps_rows
-from torchtally.functional.regression._divergence import js_divergence_rows, kl_divergence_rows
-from torchtally.functional.regression._errors import (
-    absolute_error_sum,
-    smape_sum,
-    squared_error_sum,
-)
-from torchtally.functional.regression._kendall import (
-    KENDALL_ALTERNATIVES,
-    KENDALL_VARIANTS,
+    critical_success_counts,
+    critical_success_index_compute,
+    crps_rows,
+    explained_variance_compute,
+    explained_variance_sums,
+    js_divergence_rows,
     kendall_p_value,
     kendall_statistics,
     kendall_tau_from_statistics,
-)
-from torchtally.functional.regression._pointwise import (
-    absolute_percentage_error_sum,
-    critical_success_counts,
-    critical_success_index_compute,
+    kl_divergence_rows,
     log_cosh_error_sum,
     minkowski_sum,
-    squared_log_error_sum,
-    tweedie_deviance_sum,
-    weighted_absolute_percentage_error,
-)
-from torchtally.functional.regression._r2 import (
-    explained_variance_compute,
-    explained_variance_sums,
     nrmse_compute,
+    pearson_from_sums,
     r2_compute,
     r2_sums,
     relative_squared_error_compute,
+    smape_sum,
+    spearman_from_ranks,
+    squared_error_sum,
+    squared_log_error_sum,
+    tweedie_deviance_sum,
+    weighted_absolute_percentage_error,
 )
 
 __all__ = [

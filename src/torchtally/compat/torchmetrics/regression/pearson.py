@@ -8,7 +8,9 @@ from torch import Tensor
 from torchtally.compat.torchmetrics.regression import (
     PearsonCorrCoef,
 )
-from torchtally.functional.regression._moments import merge_comoments
+from torchtally.functional.regression import (
+    merge_comoments,
+)
 
 __all__ = ["PearsonCorrCoef"]
 

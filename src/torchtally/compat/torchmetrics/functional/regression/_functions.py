@@ -16,11 +16,11 @@ from torch import Tensor
 
 from torchtally.compat.torchmetrics.functional._one_batch import compat_class, one_batch
 from torchtally.compat.torchmetrics.regression import _RESULT_DTYPE, _check_ensemble
-from torchtally.functional.regression._correlation import average_ranks
-from torchtally.functional.regression._crps import crps_rows
-from torchtally.functional.regression._kendall import (
+from torchtally.functional.regression import (
     KENDALL_ALTERNATIVES,
     KENDALL_VARIANTS,
+    average_ranks,
+    crps_rows,
     kendall_p_value,
     kendall_statistics,
     kendall_tau_from_statistics,
