@@ -5,6 +5,10 @@ kept as preallocated float64 states. TorchMetrics' list states (CosineSimilarity
 `reduction="none"`) and its Welford merge (PearsonCorrCoef) become plain sums, so the state
 syncs with one collective and never grows. Values are returned in the default float dtype, as
 TorchMetrics' float32 states do.
+
+The classes are adapters: TorchMetrics' arguments, checks, messages, warnings and output
+shapes here; the sums and the values computed from them in `torchtally.functional.regression`
+(where TorchMetrics' conventions differ from the native metrics', as parameters there).
 """
 
 from __future__ import annotations
@@ -712,8 +716,8 @@ class KendallRankCorrCoef(Metric):
 
 
 # ------------------------------------------------------------------ more of TorchMetrics'
-# regression family: each one a function of a few float64 running sums (adapter maths here,
-# as torchtally's native catalog does not have them).
+# regression family: each one a function of a few float64 running sums
+# (`torchtally.functional.regression`).
 
 #: TorchMetrics clamps some denominators with float32's machine epsilon (its states' dtype).
 _FLOAT32_EPS = float(torch.finfo(torch.float32).eps)
@@ -771,8 +775,7 @@ class WeightedMeanAbsolutePercentageError(_SumsMetric):
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         _check_pair(preds, target)
-        # the labels' Σ|y| is the absolute error of all-zero predictions
-        scale = absolute_error_sum(target, torch.zeros_like(target))
+        scale = target.double().abs().sum()
         return {"sum_abs_error": absolute_error_sum(target, preds), "sum_scale": scale}
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
