@@ -14,6 +14,7 @@ from torchtally.compat.torchmetrics import (
     _constants,
     aggregation,
     classification,
+    clustering,
     functional,
     image,
     regression,
@@ -38,6 +39,7 @@ from torchtally.compat.torchmetrics.retrieval import *  # noqa: F403
 from torchtally.compat.torchmetrics.retrieval import __all__ as _retrieval_all
 from torchtally.compat.torchmetrics.segmentation import DiceScore, MeanIoU
 from torchtally.compat.torchmetrics.text import (
+    BLEUScore,
     CharErrorRate,
     MatchErrorRate,
     Perplexity,
@@ -53,6 +55,7 @@ from torchtally.compat.torchmetrics.wrappers import (
 )
 
 __all__ = [
+    "BLEUScore",
     "BootStrapper",
     "CharErrorRate",
     "ClasswiseWrapper",
@@ -71,6 +74,7 @@ __all__ = [
     "MatchErrorRate",
     "aggregation",
     "classification",
+    "clustering",
     "functional",
     "image",
     "regression",

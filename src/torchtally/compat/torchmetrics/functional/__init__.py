@@ -12,7 +12,9 @@ from torchtally.compat.torchmetrics.functional import (
     retrieval,
     text,
 )
+from torchtally.compat.torchmetrics.functional import clustering as clustering
 from torchtally.compat.torchmetrics.functional._deprecated_root import (
+    bleu_score,
     char_error_rate,
     match_error_rate,
     peak_signal_noise_ratio,
@@ -91,6 +93,7 @@ __all__ = [
     "auroc",
     "average_precision",
     "binary_eer",
+    "bleu_score",
     "calibration_error",
     "char_error_rate",
     "classification",

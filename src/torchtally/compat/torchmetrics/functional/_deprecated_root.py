@@ -14,6 +14,7 @@ from torch import Tensor
 from torchtally.compat.torchmetrics.functional import image, text
 
 __all__ = [
+    "bleu_score",
     "char_error_rate",
     "match_error_rate",
     "peak_signal_noise_ratio",
@@ -44,6 +45,7 @@ def _deprecated(function: Callable[P, R], domain: str) -> Callable[P, R]:
     return wrapper
 
 
+bleu_score = _deprecated(text.bleu_score, "text")
 char_error_rate = _deprecated(text.char_error_rate, "text")
 match_error_rate = _deprecated(text.match_error_rate, "text")
 perplexity = _deprecated(text.perplexity, "text")

@@ -1,10 +1,10 @@
 """TorchMetrics 1.9's `Perplexity` on torchtally (token log-likelihood sums, one summed sync) and
 its string metrics (word and character error rate, match error rate, word information lost and
-preserved): host work, summed into float64 states."""
+preserved, corpus BLEU): host work, summed into float64 states."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
@@ -12,9 +12,16 @@ from torch import Tensor
 
 from torchtally._errors import ErrorKinds, tracing
 from torchtally.compat.torchmetrics._base import Metric
-from torchtally.functional.text import edit_distance, error_counts
+from torchtally.functional.text import (
+    bleu_compute,
+    bleu_counts,
+    bleu_weights,
+    edit_distance,
+    error_counts,
+)
 
 __all__ = [
+    "BLEUScore",
     "CharErrorRate",
     "MatchErrorRate",
     "Perplexity",
@@ -221,3 +228,85 @@ class WordInfoLost(_WordInformation):
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
         return (1 - self._preserved(state)).to(torch.get_default_dtype())
+
+
+def bleu_arguments(n_gram: Any, weights: Sequence[float] | None) -> list[float]:
+    """TorchMetrics' BLEU argument checks (its message for a wrong number of weights), then
+    the per-order weights."""
+    if isinstance(n_gram, bool) or not isinstance(n_gram, int) or n_gram < 1:
+        raise ValueError(f"Argument `n_gram` must be an integer >= 1. Received: n_gram={n_gram!r}")
+    if weights is not None and len(weights) != n_gram:
+        raise ValueError(
+            f"List of weights has different weights than `n_gram`: {len(weights)} != {n_gram}"
+        )
+    return bleu_weights(n_gram, weights)
+
+
+class BLEUScore(Metric):
+    """TorchMetrics' `BLEUScore`: corpus BLEU of `update(preds, target)`, predictions against
+    one or more references each (`torchtally.functional.text.bleu_score`).
+
+    The n-grams are counted on the host (strings: `update` raises inside a traced step) into
+    four summed float64 states (matched and predicted n-grams per order, prediction and
+    reference lengths), so memory is constant and the sync is one sum. As in TorchMetrics: a
+    tie between two reference lengths takes the first listed, and the score is 0 when any
+    order has no match, smoothed or not. Unlike it, a single string is one prediction (or
+    reference), not a list of characters, and `preds` and `target` of different lengths raise.
+
+    Args:
+        n_gram: The highest n-gram order (default 4).
+        smooth: Add one to the matched and predicted counts of the orders above the first.
+        weights: Per-order weights (default uniform).
+    """
+
+    is_differentiable = False
+    higher_is_better = True
+    full_state_update = True
+    plot_lower_bound = 0.0
+    plot_upper_bound = 1.0
+
+    def __init__(
+        self,
+        n_gram: int = 4,
+        smooth: bool = False,
+        weights: Sequence[float] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        weight = bleu_arguments(n_gram, weights)
+        super().__init__(**kwargs)
+        self.n_gram = n_gram
+        self.smooth = smooth
+        self.weights = weight
+        self.register_state("preds_len", torch.zeros((), dtype=torch.float64), False, "sum")
+        self.register_state("target_len", torch.zeros((), dtype=torch.float64), False, "sum")
+        self.register_state("numerator", torch.zeros(n_gram, dtype=torch.float64), False, "sum")
+        self.register_state("denominator", torch.zeros(n_gram, dtype=torch.float64), False, "sum")
+
+    def _batch(self, preds: str | Sequence[str], target: Sequence[Any]) -> dict[str, Tensor]:
+        if tracing(self.numerator):
+            raise RuntimeError(
+                "`BLEUScore` takes Python strings, which is host work: update it outside "
+                "torch.compile / traced steps (after decoding the step's outputs)."
+            )
+        matched, predicted, preds_len, target_len = bleu_counts(
+            preds, target, self.n_gram, reference_tie="first"
+        )
+        device = self.numerator.device
+        return {
+            "preds_len": torch.tensor(float(preds_len), dtype=torch.float64, device=device),
+            "target_len": torch.tensor(float(target_len), dtype=torch.float64, device=device),
+            "numerator": torch.tensor(matched, dtype=torch.float64, device=device),
+            "denominator": torch.tensor(predicted, dtype=torch.float64, device=device),
+        }
+
+    def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        value = bleu_compute(
+            state["numerator"],
+            state["denominator"],
+            state["preds_len"],
+            state["target_len"],
+            self.weights,
+            self.smooth,
+            zero_if_any_unmatched=True,
+        )
+        return value.to(torch.get_default_dtype())
