@@ -302,9 +302,9 @@ def _emi_terms(
 def adjusted_mutual_info_score(
     preds: Tensor, target: Tensor, average_method: str = "arithmetic"
 ) -> Tensor:
-    """MI adjusted for chance: `(MI - E[MI]) / (mean(H_target, H_preds) - E[MI])`, 1 for
-    identical labelings, about 0 for random ones, negative below chance; 1 when both
-    labelings have a single cluster.
+    """MI adjusted for chance: `(MI - E[MI]) / (mean(H_target, H_preds) - E[MI])`: 1 for the
+    same partition (a single cluster or a sample per cluster included), about 0 for random
+    labelings, negative below chance.
 
     Example:
         >>> preds, target = torch.tensor([2, 1, 0, 1, 0]), torch.tensor([0, 2, 1, 1, 0])
@@ -313,7 +313,11 @@ def adjusted_mutual_info_score(
     """
     _check_average_method(average_method)
     table = contingency(preds, target)
-    if table.target_sizes.shape[0] == 1 and table.pred_sizes.shape[0] == 1:
+    pairs = table.counts.shape[0]
+    if pairs == table.target_sizes.shape[0] == table.pred_sizes.shape[0]:
+        # A perfect match (the same partition, one cluster included). When every cluster is
+        # a single sample, MI, its expectation and the normalizer are all log N and the
+        # ratio is 0/0: the match decides, not rounding.
         return torch.ones((), dtype=torch.float64, device=table.counts.device)
     mutual_info = _mutual_info(table)
     expected = expected_mutual_info(table.target_sizes, table.pred_sizes)
