@@ -17,6 +17,7 @@ from torch import Tensor
 
 from torchtally._errors import ErrorKinds, MetricValueError, tracing, user_stacklevel
 from torchtally.compat.torchmetrics._base import Metric, _Batch
+from torchtally.functional.aggregation import mean_compute, mean_update
 
 __all__ = [
     "CatMetric",
@@ -142,7 +143,9 @@ class SumMetric(_Aggregator):
 
 
 class MeanMetric(_Aggregator):
-    """TorchMetrics' `MeanMetric`: `update(value, weight=1.0)`, the weighted mean."""
+    """TorchMetrics' `MeanMetric`: `update(value, weight=1.0)`, the weighted mean
+    (`torchtally.functional.aggregation.mean_update` / `mean_compute` on the values and weights
+    left after `nan_strategy`)."""
 
     def __init__(self, nan_strategy: str | float = "warn", **kwargs: Any) -> None:
         super().__init__(nan_strategy, **kwargs)
@@ -151,11 +154,11 @@ class MeanMetric(_Aggregator):
 
     def _batch(self, value: Any, weight: Any = 1.0) -> dict[str, Tensor]:
         value, weights, nan = self._clean(value, weight)
-        batch = {"mean_value": (value * weights).sum(), "weight": weights.sum()}
-        return self._with_errors(batch, nan)
+        weighted_sum, weight_total = mean_update(value, weights)
+        return self._with_errors({"mean_value": weighted_sum, "weight": weight_total}, nan)
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
-        return (state["mean_value"] / state["weight"]).to(torch.get_default_dtype())
+        return mean_compute(state["mean_value"], state["weight"]).to(torch.get_default_dtype())
 
 
 class _Extreme(_Aggregator):
@@ -215,7 +218,8 @@ class RunningMean(_Aggregator):
 
     def _batch(self, value: Any) -> dict[str, Tensor]:
         value, weight, nan = self._clean(value)
-        batch = {"sums": (value * weight).sum().reshape(1), "weights": weight.sum().reshape(1)}
+        weighted_sum, weight_total = mean_update(value, weight)
+        batch = {"sums": weighted_sum.reshape(1), "weights": weight_total.reshape(1)}
         return self._with_errors(batch, nan)
 
     def _fold(self, batch: Mapping[str, Any]) -> None:
@@ -234,10 +238,12 @@ class RunningMean(_Aggregator):
         batch = _Batch(self._batch(*args, **kwargs))
         self.update(batch)
         self.check_errors()
-        return (batch["sums"] / batch["weights"]).reshape(()).to(torch.get_default_dtype())
+        mean = mean_compute(batch["sums"], batch["weights"])
+        return mean.reshape(()).to(torch.get_default_dtype())
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
-        return (state["sums"].sum() / state["weights"].sum()).to(torch.get_default_dtype())
+        mean = mean_compute(state["sums"].sum(), state["weights"].sum())
+        return mean.to(torch.get_default_dtype())
 
 
 class RunningSum(RunningMean):

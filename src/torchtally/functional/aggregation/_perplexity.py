@@ -150,6 +150,7 @@ def perplexity_logits_update(
     logits: Tensor,
     weights: Tensor | None = None,
     ignore_index: int | None = None,
+    detach: bool = True,
 ) -> tuple[Tensor, Tensor, Tensor]:
     """Summed cross-entropy, token count and count of invalid labels of one batch of logits.
 
@@ -161,6 +162,9 @@ def perplexity_logits_update(
         logits: Floating logits of shape `labels.shape + (V,)`.
         weights: Optional per-token weights shaped like `labels` (a mask: > 0 counts).
         ignore_index: A label value (padding) whose tokens do not count.
+        detach: Cut the summed loss from the logits' autograd graph (a metric's state must
+            hold no graph history); False keeps it, for a batch value that is differentiable
+            (TorchMetrics' `Perplexity`).
 
     Returns:
         `(total_loss, token_count, invalid_labels)`: 0-d float64, float64, int64.
@@ -181,7 +185,8 @@ def perplexity_logits_update(
     if weights is not None:
         check_tensor("weights", weights)
         check_same_shape("labels", labels, "weights", weights)
-    logits = logits.detach()
+    if detach:
+        logits = logits.detach()
     vocabulary = logits.shape[-1]
     kept = _kept_tokens(labels, weights, ignore_index)
     as_long = labels.long()

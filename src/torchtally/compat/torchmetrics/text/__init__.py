@@ -12,6 +12,7 @@ from torch import Tensor
 
 from torchtally._errors import ErrorKinds, tracing
 from torchtally.compat.torchmetrics._base import Metric
+from torchtally.functional.aggregation import mean_compute, perplexity_logits_update
 from torchtally.functional.text import (
     bleu_compute,
     bleu_counts,
@@ -33,7 +34,9 @@ __all__ = [
 
 class Perplexity(Metric):
     """TorchMetrics' `Perplexity`: `update(preds, target)` with logits `(B, T, V)` and token ids
-    `(B, T)`; `exp(mean negative log-likelihood)` over the tokens whose id is not `ignore_index`.
+    `(B, T)`; `exp(mean negative log-likelihood)` over the tokens whose id is not `ignore_index`
+    (`torchtally.functional.aggregation.perplexity_logits_update`, the graph kept for the batch
+    value: TorchMetrics' is differentiable).
 
     Token ids outside `[0, V)` that are not `ignore_index` are counted and raised at compute.
     """
@@ -74,23 +77,18 @@ class Perplexity(Metric):
                 "Argument `target` must hold integer token ids (the order is "
                 f"update(preds, target)). Received dtype {target.dtype}"
             )
-        vocabulary = preds.shape[-1]
-        flat = target.reshape(-1).long()
-        in_range = (flat >= 0) & (flat < vocabulary)
-        counted = in_range if self.ignore_index is None else in_range & (flat != self.ignore_index)
-        invalid = (
-            ~in_range if self.ignore_index is None else ~in_range & (flat != self.ignore_index)
+        total, count, invalid = perplexity_logits_update(
+            target, preds, ignore_index=self.ignore_index, detach=False
         )
-        log_probs = preds.reshape(-1, vocabulary).float().log_softmax(-1)
-        picked = log_probs.gather(1, flat.clamp(0, vocabulary - 1).unsqueeze(1)).squeeze(1)
         return {
-            "total_log_probs": -torch.where(counted, picked, 0.0).double().sum(),
-            "count": counted.double().sum(),
-            "_errors": {"invalid_targets": invalid.sum()},
+            "total_log_probs": total,
+            "count": count,
+            "_errors": {"invalid_targets": invalid},
         }
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
-        return (state["total_log_probs"] / state["count"]).exp().to(torch.get_default_dtype())
+        mean_loss = mean_compute(state["total_log_probs"], state["count"])
+        return mean_loss.exp().to(torch.get_default_dtype())
 
 
 class _ErrorRate(Metric):
