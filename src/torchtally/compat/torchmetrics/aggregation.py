@@ -8,6 +8,7 @@ them; a float replaces them.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -52,6 +53,13 @@ def _check_strategy(nan_strategy: Any) -> str | float:
         f"Arg `nan_strategy` should either be a float or one of {_STRATEGIES} but got "
         f"{nan_strategy}. (Argument `nan_strategy` must be one of {_STRATEGIES} or a float. "
         f"Received: nan_strategy={nan_strategy!r})"
+    )
+
+
+def _one_weight(weight: Any) -> bool:
+    """Whether `weight` is one finite Python number for every value."""
+    return (
+        isinstance(weight, (int, float)) and not isinstance(weight, bool) and math.isfinite(weight)
     )
 
 
@@ -111,8 +119,10 @@ class _Aggregator(Metric):
         )
         nan = value.isnan() | weight.isnan()
         if isinstance(self.nan_strategy, float):
-            value = torch.where(value.isnan(), self.nan_strategy, value)
-            weight = torch.where(weight.isnan(), self.nan_strategy, weight)
+            # TorchMetrics: where the value or its weight is NaN, the value becomes the
+            # strategy's number with weight 1
+            value = torch.where(nan, self.nan_strategy, value)
+            weight = torch.where(nan, 1.0, weight)
         elif self.nan_strategy != "disable":
             value = torch.where(nan, 0.0, value)
             weight = torch.where(nan, 0.0, weight)
@@ -154,7 +164,17 @@ class MeanMetric(_Aggregator):
 
     def _batch(self, value: Any, weight: Any = 1.0) -> dict[str, Tensor]:
         value, weights, nan = self._clean(value, weight)
-        weighted_sum, weight_total = mean_update(value, weights)
+        if _one_weight(weight) and isinstance(self.nan_strategy, str):
+            # One weight for every value (the default): the native sum of the values times
+            # it, the float64 sum TorchMetrics' `mean` equals bit for bit; the values that
+            # `nan_strategy` dropped carry no weight.
+            weighted_sum, _ = mean_update(value, float(weight))
+            kept = value.new_full((), float(value.numel()))
+            if isinstance(self.nan_strategy, str) and self.nan_strategy != "disable":
+                kept = kept - nan.sum()
+            weight_total = kept * float(weight)
+        else:
+            weighted_sum, weight_total = mean_update(value, weights)
         return self._with_errors({"mean_value": weighted_sum, "weight": weight_total}, nan)
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
