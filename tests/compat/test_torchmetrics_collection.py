@@ -49,6 +49,11 @@ def test_forward_compute_clone_match_torchmetrics() -> None:
 
 def test_one_shared_state_for_the_stat_family() -> None:
     ours, _ = _pair()
+    # as TorchMetrics: each member alone until the first update settles the groups
+    assert not ours._groups_checked  # type: ignore[attr-defined]
+    assert len(ours.compute_groups_list) == 4  # type: ignore[attr-defined]
+    ours.update(torch.randn(8, 4), torch.randint(0, 4, (8,)))  # type: ignore[attr-defined]
+    assert ours._groups_checked  # type: ignore[attr-defined]
     assert ours.compute_groups_list == [  # type: ignore[attr-defined]
         [
             "MulticlassAccuracy",

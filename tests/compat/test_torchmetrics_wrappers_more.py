@@ -176,6 +176,9 @@ def test_collection_groups_are_reported_and_user_groups_checked() -> None:
     collection = ttm.MetricCollection(
         [ttm.MulticlassAccuracy(3), ttm.MulticlassPrecision(3), ttm.MeanSquaredError()]
     )
+    # as TorchMetrics: each member alone until the first update settles the groups
+    assert len(collection.compute_groups) == 3
+    collection.update(torch.tensor([0, 1, 2, 0]), torch.tensor([0, 1, 1, 0]))
     assert collection.compute_groups == {
         0: ["MulticlassAccuracy", "MulticlassPrecision"],
         1: ["MeanSquaredError"],

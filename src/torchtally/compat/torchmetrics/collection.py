@@ -52,7 +52,13 @@ class MetricCollection(nn.Module):
     treated as True: groups never share state that their arguments do not make equal.
     """
 
-    __jit_unused_properties__: ClassVar[list[str]] = ["compute_groups", "metric_state"]
+    # TorchScript compiles every property not listed here (`torch.jit.script(collection)`)
+    __jit_unused_properties__: ClassVar[list[str]] = [
+        "_groups_checked",
+        "compute_groups",
+        "compute_groups_list",
+        "metric_state",
+    ]
 
     def __init__(
         self,
@@ -182,11 +188,33 @@ class MetricCollection(nn.Module):
         raise ValueError(f"Expected input `{name}` to be a string, but got {type(arg)}")
 
     @property
+    def _groups_checked(self) -> bool:
+        """Whether the groups are settled (TorchMetrics' flag): at construction when the user
+        gave them, else once a member has been updated (TorchMetrics compares the states
+        after the first update; here the groups follow from the arguments, and are reported
+        from then on)."""
+        if isinstance(self._enable_compute_groups, list):
+            return True
+        return any(bool(metric._update_called) for metric in self._members.values())
+
+    @property
     def compute_groups(self) -> dict[int, list[str]]:
-        """The members updated together, by group (TorchMetrics' `compute_groups`): built-in
-        metrics over one statistic share a group; every other member is a group of its own."""
-        if self._enable_compute_groups is False:
+        """The members updated together, by group (TorchMetrics' `compute_groups`).
+
+        With user-defined groups: those lists, then every other member alone. Otherwise each
+        member alone until the first update, then the groups in effect: built-in metrics over
+        one statistic share a group; every other member is a group of its own. None (`{}`)
+        with `compute_groups=False`."""
+        groups = self._enable_compute_groups
+        if groups is False:
             return {}
+        if isinstance(groups, list):
+            named = [list(group) for group in groups]
+            listed = {name for group in named for name in group}
+            named += [[name] for name in self._members if name not in listed]
+            return dict(enumerate(named))
+        if not self._groups_checked:
+            return {index: [name] for index, name in enumerate(self._members)}
         shared = [list(group) for group in self._inner.groups] if self._inner is not None else []
         grouped = {name for group in shared for name in group}
         groups = shared + [[name] for name in self._members if name not in grouped]
