@@ -653,12 +653,25 @@ class Metric(_TallyMetric):
             value = self._forward_through_own_methods(*args, **kwargs)
             self.set_batch_value(value)
             return value
-        batch = _Batch(self._batch(*args, **kwargs))
-        self.update(batch)
-        self.check_errors()
-        value = self._batch_value({k: v for k, v in batch.items() if not k.startswith("_")})
+        with self._batch_grad_mode():
+            batch = _Batch(self._batch(*args, **kwargs))
+            self.update(batch)
+            self.check_errors()
+            value = self._batch_value({k: v for k, v in batch.items() if not k.startswith("_")})
         self.set_batch_value(value)  # TorchMetrics' `_forward_cache` (Lightning logs it)
         return value
+
+    def _batch_grad_mode(self) -> contextlib.AbstractContextManager[Any]:
+        """Autograd for `forward`'s batch value: kept for a differentiable metric (TorchMetrics
+        computes its batch value with grad on), off for one TorchMetrics declares not
+        differentiable. Those compute their value without a graph (the curves under
+        `no_grad`, the rest from integer counts), while ours derive some points from the
+        scores themselves (a curve's thresholds, a calibration bin's mean confidence, the
+        sigmoid of logits), which would carry a graph that TorchMetrics' output has not;
+        the functional API (`one_batch`) computes under the same rule."""
+        if self.is_differentiable is False:
+            return torch.no_grad()
+        return contextlib.nullcontext()
 
     def _batch_value(self, stats: dict[str, Tensor]) -> Any:
         """The value of one batch's statistics; with `dist_sync_on_step` under

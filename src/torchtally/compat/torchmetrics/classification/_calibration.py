@@ -86,7 +86,7 @@ class _CalibrationError(Metric):
         else:
             squared = (gap * gap * share).sum()
             value = torch.where(squared > 0, squared.sqrt(), 0.0)
-        return value.to(torch.get_default_dtype())
+        return value.to(self.dtype)
 
 
 class BinaryCalibrationError(_CalibrationError):

@@ -31,6 +31,13 @@ __all__ = [
 ]
 
 
+def _in_dtype_of(metric: Any, preds: Tensor) -> None:
+    """TorchMetrics' functions return the scores' floating dtype (its classes, their states'):
+    the metric's value is cast to its dtype, so it takes the scores'."""
+    if isinstance(preds, Tensor) and preds.is_floating_point():
+        metric.set_dtype(preds.dtype)
+
+
 def _binary_value(metric: Any, preds: Tensor, target: Tensor, validate_args: bool) -> Tensor:
     if validate_args:
         check_binary_tensors(preds, target, "global", metric.ignore_index)
@@ -66,6 +73,7 @@ def binary_calibration_error(
 ) -> Tensor:
     """Top-label calibration error of a binary task over `n_bins` equal-width bins."""
     metric = compat_class("BinaryCalibrationError")(n_bins, norm, ignore_index, validate_args)
+    _in_dtype_of(metric, preds)
     return _binary_value(metric, preds, target, validate_args)
 
 
@@ -82,6 +90,7 @@ def multiclass_calibration_error(
     metric = compat_class("MulticlassCalibrationError")(
         num_classes, n_bins, norm, ignore_index, validate_args
     )
+    _in_dtype_of(metric, preds)
     return _multiclass_value(metric, preds, target, num_classes, validate_args)
 
 
@@ -115,6 +124,7 @@ def binary_hinge_loss(
 ) -> Tensor:
     """Mean hinge loss of a binary task (squared with `squared=True`)."""
     metric = compat_class("BinaryHingeLoss")(squared, ignore_index, validate_args)
+    _in_dtype_of(metric, preds)
     return _binary_value(metric, preds, target, validate_args)
 
 
@@ -131,6 +141,7 @@ def multiclass_hinge_loss(
     metric = compat_class("MulticlassHingeLoss")(
         num_classes, squared, multiclass_mode, ignore_index, validate_args
     )
+    _in_dtype_of(metric, preds)
     return _multiclass_value(metric, preds, target, num_classes, validate_args)
 
 
