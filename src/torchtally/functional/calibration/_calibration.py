@@ -89,16 +89,31 @@ def calibration_confidences(
 
 
 def calibration_update(
-    confidence: Tensor, accuracy: Tensor, n_bins: int, weights: Tensor | None = None
+    confidence: Tensor,
+    accuracy: Tensor,
+    n_bins: int,
+    weights: Tensor | None = None,
+    *,
+    bin_of_one: bool = False,
 ) -> Tensor:
     """The `(3, n_bins)` float64 table of bin weight, summed confidence and summed accuracy.
 
     Confidences outside [0, 1] are clamped into the first or last bin (metrics count them as
-    data errors); NaN confidences are left out (also counted by metrics).
+    data errors); NaN confidences are left out (also counted by metrics). The bin edges are
+    computed in the confidences' dtype (float64 from `calibration_confidences`), so a float32
+    confidence on an edge is binned as float32 arithmetic places it.
+
+    Args:
+        bin_of_one: TorchMetrics 1.9's binning: a confidence of 1.0 (or more) gets a bin of its
+            own, an extra last column (`(3, n_bins + 1)`), instead of the last bin.
     """
     check_int("n_bins", n_bins, 1)
-    edges = torch.linspace(0, 1, n_bins + 1, dtype=torch.float64, device=confidence.device)
-    index = (torch.bucketize(confidence, edges, right=True) - 1).clamp(0, n_bins - 1)
+    dtype = confidence.dtype if confidence.is_floating_point() else torch.float64
+    edges = torch.linspace(0, 1, n_bins + 1, dtype=dtype, device=confidence.device)
+    columns_out = n_bins + 1 if bin_of_one else n_bins
+    index = (torch.bucketize(confidence, edges, right=True) - 1).clamp(0, columns_out - 1)
+    # binned in their own dtype, summed in float64 (no-ops for float64 inputs)
+    confidence, accuracy = confidence.to(torch.float64), accuracy.to(torch.float64)
     if weights is None:
         w = torch.ones_like(confidence)
     elif check_tensor("weights", weights).dim() == 0:
@@ -115,7 +130,7 @@ def calibration_update(
     # Out of place: an in-place scatter into a fresh tensor would not vectorize with vmap
     # (BootStrapper runs updates under vmap).
     columns = torch.stack([w, w * confidence, w * accuracy])
-    table = torch.zeros(3, n_bins, dtype=torch.float64, device=confidence.device)
+    table = torch.zeros(3, columns_out, dtype=torch.float64, device=confidence.device)
     return table.scatter_add(1, index.expand(3, -1), columns)
 
 

@@ -3,7 +3,9 @@
 TorchMetrics keeps every confidence in a list and bins them at compute; the binning is all the
 value depends on, so here each update adds its per-bin count, confidence sum and accuracy sum
 into three preallocated `(n_bins + 1,)` states (the extra slot holds confidence exactly 1.0, as
-`bucketize(..., right=True) - 1` does in TorchMetrics). The value is the same.
+`bucketize(..., right=True) - 1` does in TorchMetrics). The value is the same. The binning and
+the norms are the native `torchtally.functional.calibration` (`calibration_update` with
+TorchMetrics' `bin_of_one`, `calibration_error_compute`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from torch import Tensor
 
 from torchtally._errors import ErrorKinds
 from torchtally.compat.torchmetrics._base import Metric
+from torchtally.functional.calibration import calibration_error_compute, calibration_update
 
 __all__ = ["BinaryCalibrationError", "MulticlassCalibrationError"]
 
@@ -53,40 +56,18 @@ class _CalibrationError(Metric):
     def _bins(
         self, confidences: Tensor, accuracies: Tensor, counted: Tensor, invalid: Tensor
     ) -> dict[str, Tensor]:
-        edges = torch.linspace(
-            0, 1, self.n_bins + 1, dtype=confidences.dtype, device=confidences.device
+        # TorchMetrics' binning: edges in the scores' dtype and a bin of its own for 1.0
+        table = calibration_update(
+            confidences, accuracies, self.n_bins, counted.double(), bin_of_one=True
         )
-        index = torch.bucketize(confidences, edges, right=True) - 1
-        index = index.clamp(0, self.n_bins)
-        weight = counted.double()
-
-        def per_bin(values: Tensor) -> Tensor:
-            out = torch.zeros(self.n_bins + 1, dtype=torch.float64, device=values.device)
-            return out.index_add_(0, index, values.double() * weight)
-
-        batch: dict[str, Any] = {
-            "count": per_bin(torch.ones_like(confidences)),
-            "confidence": per_bin(confidences),
-            "accuracy": per_bin(accuracies),
-        }
+        batch: dict[str, Any] = {"count": table[0], "confidence": table[1], "accuracy": table[2]}
         if self.validate_args:
             batch["_errors"] = {"invalid_targets": invalid}
         return batch
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
-        count = state["count"]
-        conf = torch.nan_to_num(state["confidence"] / count)
-        acc = torch.nan_to_num(state["accuracy"] / count)
-        share = count / count.sum()
-        gap = (acc - conf).abs()
-        if self.norm == "l1":
-            value = (gap * share).sum()
-        elif self.norm == "max":
-            value = gap.max()
-        else:
-            squared = (gap * gap * share).sum()
-            value = torch.where(squared > 0, squared.sqrt(), 0.0)
-        return value.to(self.dtype)
+        table = torch.stack([state["count"], state["confidence"], state["accuracy"]])
+        return calibration_error_compute(table, self.norm).to(self.dtype)
 
 
 class BinaryCalibrationError(_CalibrationError):
