@@ -133,9 +133,16 @@ def _row_weights(weights: Tensor | None, rows: int, device: torch.device) -> Ten
 def binned_curve_update(
     scores: Tensor, labels: Tensor, thresholds: Tensor, weights: Tensor | None = None
 ) -> Tensor:
-    """`(C, 2, T + 1)` float64 histogram of negative / positive weight per bucket."""
+    """`(C, 2, T + 1)` float64 histogram of negative / positive weight per bucket.
+
+    `thresholds` ascending (ties allowed), compared in their own dtype; `weights` a scalar,
+    one per row, or one per cell (shaped like `scores`: TorchMetrics' multilabel
+    `ignore_index` leaves out single labels)."""
     rows, classes = scores.shape
-    w = _row_weights(weights, rows, scores.device)[:, None]
+    if weights is not None and weights.dim() == 2 and weights.shape == scores.shape:
+        cells = weights.to(torch.float64)
+    else:
+        cells = _row_weights(weights, rows, scores.device)[:, None].expand(rows, classes)
     bucket = torch.bucketize(scores, thresholds.to(scores.device), right=True)
     positive = (labels > 0).to(torch.float64)
     kind = positive.to(torch.int64)  # 0 negative, 1 positive
@@ -143,15 +150,25 @@ def binned_curve_update(
     column = torch.arange(classes, device=scores.device)[None, :]
     flat = (column * 2 + kind) * width + bucket
     hist = torch.zeros(classes * 2 * width, dtype=torch.float64, device=scores.device)
-    hist.scatter_add_(0, flat.reshape(-1), w.expand(rows, classes).reshape(-1))
+    hist.scatter_add_(0, flat.reshape(-1), cells.reshape(-1))
     return hist.reshape(classes, 2, width)
 
 
-def binned_counts(hist: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+def binned_counts(
+    hist: Tensor, order: Tensor | None = None
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """`(tps, fps, positives, negatives)`: `(C, T)` weights predicted positive at each
-    threshold (score >= t), and `(C, 1)` totals."""
+    threshold (score >= t), and `(C, 1)` totals.
+
+    Args:
+        order: The thresholds' order to report (TorchMetrics keeps a list of thresholds in
+            the order given): `order[i]` is the ascending position of threshold i. None:
+            ascending.
+    """
     # suffix sums: weight of buckets > j, i.e. scores >= threshold j
     suffix = hist.flip(-1).cumsum(-1).flip(-1)[..., 1:]
+    if order is not None:
+        suffix = suffix.index_select(-1, order.to(suffix.device))
     return suffix[:, 1], suffix[:, 0], hist[:, 1].sum(-1, keepdim=True), hist[:, 0].sum(-1, True)
 
 
@@ -159,21 +176,27 @@ def _micro(hist: Tensor) -> Tensor:
     return hist.sum(0, keepdim=True)
 
 
-def binned_pr_curve(hist: Tensor, thresholds: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+def binned_pr_curve(
+    hist: Tensor, thresholds: Tensor, order: Tensor | None = None
+) -> tuple[Tensor, Tensor, Tensor]:
     """Precision `(C, T + 1)`, recall `(C, T + 1)` (a last point (1, 0) appended, as
     TorchMetrics) and the `(T,)` thresholds. Precision is NaN where nothing is predicted
-    positive; recall NaN without positives."""
-    tps, fps, positives, _ = binned_counts(hist)
+    positive; recall NaN without positives. `order`: as `binned_counts` (`thresholds` then
+    in that order)."""
+    tps, fps, positives, _ = binned_counts(hist, order)
     precision = tps / (tps + fps)
     recall = tps / positives
     one = torch.ones_like(precision[:, :1])
     return torch.cat([precision, one], 1), torch.cat([recall, one * 0], 1), thresholds
 
 
-def binned_roc(hist: Tensor, thresholds: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+def binned_roc(
+    hist: Tensor, thresholds: Tensor, order: Tensor | None = None
+) -> tuple[Tensor, Tensor, Tensor]:
     """FPR `(C, T)`, TPR `(C, T)` and thresholds, by decreasing threshold (TorchMetrics'
-    binned ROC); a rate without positives (negatives) is 0."""
-    tps, fps, positives, negatives = binned_counts(hist)
+    binned ROC); a rate without positives (negatives) is 0. `order`: as `binned_counts`
+    (the points then in the reverse of that order)."""
+    tps, fps, positives, negatives = binned_counts(hist, order)
     tpr = torch.where(positives > 0, tps / positives.clamp(min=1e-300), 0.0)
     fpr = torch.where(negatives > 0, fps / negatives.clamp(min=1e-300), 0.0)
     return fpr.flip(-1), tpr.flip(-1), thresholds.flip(0)
@@ -187,12 +210,15 @@ def _average(values: Tensor, support: Tensor, average: str) -> Tensor:
     return values.mean() if average == "macro" else values[0]
 
 
-def binned_average_precision(hist: Tensor, thresholds: Tensor, average: str = "macro") -> Tensor:
+def binned_average_precision(
+    hist: Tensor, thresholds: Tensor, average: str = "macro", order: Tensor | None = None
+) -> Tensor:
     """AP from binned counts, as TorchMetrics' binned `AveragePrecision`:
-    `-sum((R[1:] - R[:-1]) * P[:-1])` over the curve with NaN set to 0."""
+    `-sum((R[1:] - R[:-1]) * P[:-1])` over the curve with NaN set to 0 (`order`: as
+    `binned_counts`)."""
     check_choice("average", average, AVERAGES)
     source = _micro(hist) if average == "micro" else hist
-    precision, recall, _ = binned_pr_curve(source, thresholds)
+    precision, recall, _ = binned_pr_curve(source, thresholds, order)
     precision, recall = torch.nan_to_num(precision), torch.nan_to_num(recall)
     values = -((recall[:, 1:] - recall[:, :-1]) * precision[:, :-1]).sum(-1)
     return _average(values, source[:, 1].sum(-1), average)

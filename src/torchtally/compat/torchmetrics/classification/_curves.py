@@ -1,8 +1,13 @@
 """TorchMetrics' curve metrics (AUROC, AveragePrecision, ROC, PrecisionRecallCurve) for the
 binary, multiclass and multilabel tasks, in TorchMetrics' two modes:
 
-* **binned** (`thresholds` an int, a list or a tensor): one `(T, K, 2, 2)` confusion matrix per
-  threshold, so memory is constant, the update is one `index_add_` and the sync one collective;
+* **binned** (`thresholds` an int, a list or a tensor): the native binned curve state, a
+  `(K, 2, T + 1)` histogram of negatives and positives by how many thresholds lie at or below
+  the score (`torchtally.functional.curves.binned_curve_update`; the state keeps TorchMetrics'
+  name, `confmat`), so memory is constant, the
+  update is one scatter and the sync one collective; the curves, counts and average precision
+  are the native `binned_roc`, `binned_pr_curve`, `binned_average_precision`, in the order the
+  thresholds were given (TorchMetrics keeps a list's order);
 * **exact** (`thresholds=None`, TorchMetrics' default): TorchMetrics keeps every score in a
   growing list; here the scores go into a buffer preallocated at construction, `capacity` rows
   of `K` columns (`K` = 1 binary, `num_classes`, `num_labels`), 10 bytes per cell: the default
@@ -26,7 +31,14 @@ from torch import Tensor
 from torchtally._errors import ErrorKinds
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.functional._stat_scores import safe_divide
-from torchtally.functional.curves import exact_pr_curve, exact_roc
+from torchtally.functional.curves import (
+    binned_average_precision,
+    binned_curve_update,
+    binned_pr_curve,
+    binned_roc,
+    exact_pr_curve,
+    exact_roc,
+)
 
 __all__ = [
     "BinaryAUROC",
@@ -134,6 +146,8 @@ class _Curve(Metric):
         if grid is None:
             self.capacity: int | None = DEFAULT_CAPACITY if capacity is None else capacity
             self.register_buffer("thresholds", None, persistent=False)
+            self.register_buffer("sorted_thresholds", None, persistent=False)
+            self.register_buffer("grid_rank", None, persistent=False)
             cap = self.capacity
             self.register_state(
                 "scores", torch.zeros(cap, columns, dtype=torch.float64), False, "cat"
@@ -142,10 +156,22 @@ class _Curve(Metric):
             self.register_state("valid", torch.zeros(cap, columns, dtype=torch.bool), False, "cat")
         else:
             self.capacity = None
-            # The grid is configuration, not state: a buffer so it moves with the metric.
+            # The grid is configuration, not state: buffers so they move with the metric. The
+            # histogram buckets by the ascending grid; `grid_rank` (None when the thresholds
+            # come ascending) reports the curves in the order given.
             self.register_buffer("thresholds", grid, persistent=False)
+            ordered, order = grid.sort(stable=True)
+            rank = torch.empty_like(order).scatter_(0, order, torch.arange(order.numel()))
+            ascending = bool((order == torch.arange(order.numel())).all())
+            self.register_buffer("sorted_thresholds", ordered, persistent=False)
+            self.register_buffer("grid_rank", None if ascending else rank, persistent=False)
+            # TorchMetrics' name for its binned state (checkpoint keys match); here the
+            # native histogram.
             self.register_state(
-                "confmat", torch.zeros(grid.numel(), columns, 2, 2, dtype=torch.int64), False, "sum"
+                "confmat",
+                torch.zeros(columns, 2, grid.numel() + 1, dtype=torch.float64),
+                False,
+                "sum",
             )
 
     @property
@@ -162,38 +188,11 @@ class _Curve(Metric):
         if self.thresholds is None:
             batch = {"scores": scores.double(), "labels": labels.to(torch.int8), "valid": counted}
         else:
-            batch = {"confmat": self._binned_confmat(scores, labels, counted)}
+            grid = self.sorted_thresholds.to(device=scores.device, dtype=scores.dtype)
+            batch = {"confmat": binned_curve_update(scores, labels, grid, counted.double())}
         if self.validate_args:
             batch["_errors"] = {"invalid_targets": invalid}
         return batch
-
-    def _binned_confmat(self, scores: Tensor, labels: Tensor, counted: Tensor) -> Tensor:
-        """`(T, K, 2, 2)` counts of `(label, score >= threshold)` per threshold and column.
-
-        Each score is bucketed once by the number of (sorted) thresholds at or below it, one
-        `index_add_` over `M * K` cells (not `M * K * T` comparisons); a reversed cumulative
-        sum over the buckets then gives, per threshold, the scores at or above it.
-        """
-        assert self.thresholds is not None
-        grid = self.thresholds.to(device=scores.device, dtype=scores.dtype)
-        count, columns = grid.numel(), scores.shape[1]
-        ordered, order = grid.sort()
-        bucket = torch.searchsorted(ordered, scores.contiguous(), right=True)  # 0..T
-        cell = 2 * torch.arange(columns, device=scores.device).view(1, -1) + labels
-        histogram = torch.zeros(columns * 2 * (count + 1), dtype=torch.int64, device=scores.device)
-        histogram.index_add_(
-            0, (cell * (count + 1) + bucket).reshape(-1), counted.long().reshape(-1)
-        )
-        histogram = histogram.view(columns, 2, count + 1)
-        # at_or_above[..., t]: scores in buckets t + 1 .. T, i.e. >= the t-th smallest threshold
-        at_or_above = histogram.flip(-1).cumsum(-1).flip(-1)[..., 1:]
-        below = histogram.sum(-1, keepdim=True) - at_or_above
-        confmat = torch.stack([below, at_or_above], dim=-1)  # (K, 2, T, 2)
-        confmat = confmat.permute(2, 0, 1, 3)  # (T sorted, K, label, predicted)
-        inverse = torch.empty_like(order).scatter_(
-            0, order, torch.arange(count, device=order.device)
-        )
-        return confmat.index_select(0, inverse).contiguous()
 
     # ---------------------------------------------------------------- curve values
 
@@ -226,39 +225,29 @@ class _Curve(Metric):
             curves.append(_default_dtype((fpr.nan_to_num(0.0), tpr.nan_to_num(0.0), thresholds)))
         return curves
 
-    def _binned_roc(self, confmat: Tensor) -> Curve:
-        """`(fpr (K, T), tpr (K, T), thresholds)` by decreasing threshold."""
-        tps, fps = confmat[:, :, 1, 1], confmat[:, :, 0, 1]
-        fns, tns = confmat[:, :, 1, 0], confmat[:, :, 0, 0]
-        tpr = safe_divide(tps, tps + fns).flip(0).T
-        fpr = safe_divide(fps, fps + tns).flip(0).T
+    def _binned_roc(self, hist: Tensor) -> Curve:
+        """`(fpr (K, T), tpr (K, T), thresholds)` by decreasing threshold (in TorchMetrics'
+        float32)."""
         assert self.thresholds is not None
-        return fpr, tpr, self.thresholds.flip(0)
+        fpr, tpr, thresholds = binned_roc(hist, self.thresholds, self.grid_rank)
+        return fpr.float(), tpr.float(), thresholds
 
-    def _binned_pr(self, confmat: Tensor) -> Curve:
+    def _binned_pr(self, hist: Tensor) -> Curve:
         """`(precision (K, T+1), recall (K, T+1), thresholds)`, last point (1, 0)."""
-        tps, fps, fns = confmat[:, :, 1, 1], confmat[:, :, 0, 1], confmat[:, :, 1, 0]
-        nan = float("nan")
-        precision = safe_divide(tps, tps + fps, nan).T
-        recall = safe_divide(tps, tps + fns, nan).T
-        ones = torch.ones(precision.shape[0], 1, dtype=precision.dtype, device=precision.device)
         assert self.thresholds is not None
-        return (
-            torch.cat([precision, ones], 1),
-            torch.cat([recall, ones * 0], 1),
-            self.thresholds.clone(),
-        )
+        precision, recall, thresholds = binned_pr_curve(hist, self.thresholds, self.grid_rank)
+        return precision.float(), recall.float(), thresholds.clone()
 
     def _support(self, state: Mapping[str, Tensor]) -> Tensor:
         """Positives per column."""
         if self.thresholds is not None:
-            return state["confmat"][0, :, 1, :].sum(-1)
+            return state["confmat"][:, 1].sum(-1)
         return (state["labels"].bool() & state["valid"]).sum(0)
 
     def _auroc(self, state: Mapping[str, Tensor], average: str | None, micro: bool) -> Tensor:
         if self.thresholds is not None:
-            confmat = state["confmat"].sum(1, keepdim=True) if micro else state["confmat"]
-            fpr, tpr, _ = self._binned_roc(confmat)
+            hist = state["confmat"].sum(0, keepdim=True) if micro else state["confmat"]
+            fpr, tpr, _ = self._binned_roc(hist)
             per_class = torch.trapezoid(tpr, fpr, dim=1)
         else:
             per_class = torch.stack(
@@ -272,10 +261,10 @@ class _Curve(Metric):
         self, state: Mapping[str, Tensor], average: str | None, micro: bool
     ) -> Tensor:
         if self.thresholds is not None:
-            confmat = state["confmat"].sum(1, keepdim=True) if micro else state["confmat"]
-            precision, recall, _ = self._binned_pr(confmat)
-            precision, recall = precision.nan_to_num(0.0), recall.nan_to_num(0.0)
-            per_class = -((recall[:, 1:] - recall[:, :-1]) * precision[:, :-1]).sum(1)
+            hist = state["confmat"].sum(0, keepdim=True) if micro else state["confmat"]
+            per_class = binned_average_precision(
+                hist, self.thresholds, "none", self.grid_rank
+            ).float()
         else:
             per_class = torch.stack(
                 [-((r[1:] - r[:-1]) * p[:-1]).sum() for p, r, _ in self._pr_curves(state, micro)]
@@ -287,8 +276,8 @@ class _Curve(Metric):
     def _curve_lists(self, state: Mapping[str, Tensor], kind: str) -> Any:
         """Multiclass/multilabel curves: `(K, ...)` tensors binned, per-class lists exact."""
         if self.thresholds is not None:
-            confmat = state["confmat"]
-            return self._binned_roc(confmat) if kind == "roc" else self._binned_pr(confmat)
+            hist = state["confmat"]
+            return self._binned_roc(hist) if kind == "roc" else self._binned_pr(hist)
         curves = self._roc_curves(state) if kind == "roc" else self._pr_curves(state)
         return tuple(list(part) for part in zip(*curves, strict=True))
 
@@ -548,7 +537,7 @@ class _MulticlassCurveList(_MulticlassCurve):
     def _micro_curve(self, state: Mapping[str, Tensor], kind: str) -> Curve:
         """One curve over every (sample, class) cell: scores against the one-hot target."""
         if self.thresholds is not None:
-            pooled = state["confmat"].sum(1, keepdim=True)
+            pooled = state["confmat"].sum(0, keepdim=True)
             x, y, thresholds = (
                 self._binned_roc(pooled) if kind == "roc" else self._binned_pr(pooled)
             )
