@@ -49,9 +49,15 @@ from torchtally.compat.torchmetrics.classification._ranking import (
     MultilabelRankingAveragePrecision,
     MultilabelRankingLoss,
 )
+from torchtally.compat.torchmetrics.classification.group_fairness import (
+    BinaryFairness,
+    BinaryGroupStatRates,
+)
 
 __all__ = [
     *_classes_all,
+    "BinaryFairness",
+    "BinaryGroupStatRates",
     "BinaryAUROC",
     "BinaryAveragePrecision",
     "BinaryCalibrationError",

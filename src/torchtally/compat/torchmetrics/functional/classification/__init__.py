@@ -1,9 +1,6 @@
 """`torchmetrics.functional.classification` on torchtally: TorchMetrics 1.9's functions,
 each the value of the compatible class on one batch (the same update and reduction), with
 TorchMetrics' argument order, defaults, checks and messages.
-
-Not here yet: the group-fairness functions (`binary_fairness`, `demographic_parity`,
-`equal_opportunity`, `binary_groups_stat_rates`), which have no compatible class.
 """
 
 from torchtally.compat.torchmetrics.functional.classification.accuracy import (
@@ -60,6 +57,12 @@ from torchtally.compat.torchmetrics.functional.classification.f_beta import (
     multiclass_fbeta_score,
     multilabel_f1_score,
     multilabel_fbeta_score,
+)
+from torchtally.compat.torchmetrics.functional.classification.group_fairness import (
+    binary_fairness,
+    binary_groups_stat_rates,
+    demographic_parity,
+    equal_opportunity,
 )
 from torchtally.compat.torchmetrics.functional.classification.hamming import (
     binary_hamming_distance,
@@ -172,7 +175,9 @@ __all__ = [
     "binary_confusion_matrix",
     "binary_eer",
     "binary_f1_score",
+    "binary_fairness",
     "binary_fbeta_score",
+    "binary_groups_stat_rates",
     "binary_hamming_distance",
     "binary_hinge_loss",
     "binary_jaccard_index",
@@ -192,7 +197,9 @@ __all__ = [
     "calibration_error",
     "cohen_kappa",
     "confusion_matrix",
+    "demographic_parity",
     "eer",
+    "equal_opportunity",
     "exact_match",
     "f1_score",
     "fbeta_score",
