@@ -8,9 +8,10 @@ and its input conventions:
 * MAP, MRR, precision and recall never count a candidate whose score is <= 0 as retrieved
   (TorchMetrics 1.9 zeroes such targets before ranking; recall's denominator still counts every
   relevant candidate): the native `nonpositive_never_retrieved=True`;
-* fall-out is recall of the non-relevant candidates (TorchMetrics' definition), so it is the
-  native recall of `1 - target`;
-* AUROC is the binary AUROC of the top-k candidates (0 when they are all of one class).
+* fall-out, AUROC and the precision-recall curve are the native kinds `fall_out` and `auroc`
+  and the native per-query curves (`grouped_query_curves`); AUROC takes TorchMetrics' binary
+  AUROC input rule (`sigmoid_out_of_range=True`: a query whose top-k scores leave [0, 1] is
+  ranked by their float32 sigmoid).
 """
 
 from __future__ import annotations
@@ -18,7 +19,11 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from torchtally.functional.retrieval import grouped_query_values
+from torchtally.functional.retrieval import (
+    check_max_fpr,
+    grouped_query_curves,
+    grouped_query_values,
+)
 
 __all__ = [
     "retrieval_auroc",
@@ -73,6 +78,7 @@ def _value(
     top_k: int | None,
     adaptive_k: bool = False,
     nonpositive_never_retrieved: bool = False,
+    max_fpr: float | None = None,
 ) -> Tensor:
     """The native per-query value of the single query `(preds, target)`, in float32;
     `nonpositive_never_retrieved` where TorchMetrics 1.9's function applies that rule (its MAP,
@@ -84,6 +90,8 @@ def _value(
         top_k,
         adaptive_k=adaptive_k,
         nonpositive_never_retrieved=nonpositive_never_retrieved,
+        max_fpr=max_fpr,
+        sigmoid_out_of_range=kind == "auroc",
     )
     # A query without relevant candidates is 0 in TorchMetrics (empty_target_action="neg").
     return values[0].nan_to_num(0.0).to(torch.float32)
@@ -140,7 +148,7 @@ def retrieval_fall_out(preds: Tensor, target: Tensor, top_k: int | None = None) 
     """Non-relevant candidates among the top k, over all non-relevant candidates."""
     preds, target = _inputs(preds, target)
     _check_k("top_k", top_k)
-    return _value("recall", preds, 1 - target, top_k)
+    return _value("fall_out", preds, target, top_k)
 
 
 def retrieval_r_precision(preds: Tensor, target: Tensor) -> Tensor:
@@ -160,22 +168,18 @@ def retrieval_auroc(
     preds: Tensor, target: Tensor, top_k: int | None = None, max_fpr: float | None = None
 ) -> Tensor:
     """Binary AUROC of the top-k candidates (0 when they hold only one class)."""
-    from torchtally.compat.torchmetrics.functional.classification._curves import binary_auroc
-
     preds, target = _inputs(preds, target)
+    # TorchMetrics reads `top_k or len(preds)`: 0 means every candidate.
+    top_k = top_k or None
     _check_k("top_k", top_k)
-    k = preds.shape[-1] if top_k is None else min(top_k, preds.shape[-1])
-    top = preds.topk(k, sorted=True).indices
-    kept = target[top]
-    if not bool((kept == 0).any() & (kept == 1).any()):
-        return torch.zeros((), device=preds.device, dtype=preds.dtype)
-    return binary_auroc(preds[top], kept.int(), max_fpr=max_fpr)
+    check_max_fpr(max_fpr)
+    return _value("auroc", preds, target, top_k, max_fpr=max_fpr)
 
 
 def retrieval_precision_recall_curve(
     preds: Tensor, target: Tensor, max_k: int | None = None, adaptive_k: bool = False
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """`(precision, recall, k)` at every cut-off k = 1 .. `max_k`."""
+    """`(precision, recall, k)` at every cut-off k = 1 .. `max_k` (None: every candidate)."""
     preds, target = _inputs(preds, target)
     _check_adaptive_k(adaptive_k)
     count = preds.shape[-1]
@@ -188,8 +192,7 @@ def retrieval_precision_recall_curve(
     if not bool(target.sum()):
         zeros = torch.zeros(max_k, device=preds.device)
         return zeros, zeros.clone(), cutoffs
-    precision = torch.stack(
-        [_value("precision", preds, target, k, adaptive_k) for k in range(1, max_k + 1)]
+    precision, recall, _, _ = grouped_query_curves(
+        preds.unsqueeze(0), target.unsqueeze(0), max_k, adaptive_k=adaptive_k
     )
-    recall = torch.stack([_value("recall", preds, target, k) for k in range(1, max_k + 1)])
-    return precision, recall, cutoffs
+    return precision[0].to(torch.float32), recall[0].to(torch.float32), cutoffs
