@@ -728,6 +728,10 @@ def retrieval_cases() -> list[Case]:
     cases = []
     for name in our_retrieval.__all__:
         top_ks: tuple[int | None, ...] = (None,) if name == "RetrievalRPrecision" else (None, 1, 4)
+        if name in ("RetrievalPrecisionRecallCurve", "RetrievalRecallAtFixedPrecision"):
+            # First (the one per-class checks take) an integer max_k, with which compute
+            # traces; with None it reads the largest query's size (its output's shape).
+            top_ks = (4, 1, None)
         for action, top_k, ignore, aggregation in itertools.product(
             ("neg", "pos", "skip"), top_ks, (None, -1), ("mean", "min", "max")
         ):
@@ -736,7 +740,9 @@ def retrieval_cases() -> list[Case]:
                 "ignore_index": ignore,
                 "aggregation": aggregation,
             }
-            if name != "RetrievalRPrecision":
+            if name in ("RetrievalPrecisionRecallCurve", "RetrievalRecallAtFixedPrecision"):
+                kwargs["max_k"] = top_k  # the curve's cut-offs 1 .. max_k
+            elif name != "RetrievalRPrecision":
                 kwargs["top_k"] = top_k
             if name == "RetrievalPrecision" and top_k == 4:
                 kwargs["adaptive_k"] = True
