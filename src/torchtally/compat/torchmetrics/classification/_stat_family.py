@@ -4,6 +4,15 @@ Each class keeps one int64 confusion matrix: `(2, 2)` binary, `(C, C)` multiclas
 multilabel. That is every statistic these metrics need, so a batch is one `index_add_`, the
 state syncs with one summed collective, and metrics over the same task and arguments share it
 inside a `MetricCollection` (`shared_statistic`).
+
+Two layouts keep `[tp, fp, tn, fn]` rows of width `W` (1 binary, else the classes or labels)
+instead:
+
+* `multidim_average="samplewise"`: one row per sample, the value per sample. The rows go into
+  a `cat` state preallocated at `capacity` samples (default 65,536; 32 bytes per class per
+  sample), appended without a host sync; more samples than that raise at compute.
+* multiclass `num_classes=None` (TorchMetrics allows it for micro averages): no class count
+  to size a matrix, so the state is the micro counts, `W = 1` (correct and wrong positions).
 """
 
 from __future__ import annotations
@@ -23,17 +32,28 @@ from torchtally.compat.torchmetrics.functional._stat_scores import (
     exact_match_update,
     jaccard_from_confmat,
     matthews_from_confmat,
+    micro_stat_rows,
     multiclass_confmat_update,
     multilabel_confmat_update,
+    reduce_stat_counts,
     reduce_stat_scores,
     safe_divide,
+    stat_counts,
+    stat_rows,
     stat_scores_table,
+    stat_scores_table_from_counts,
 )
 
-__all__ = ["ClassificationMetric", "ExactMatchBase"]
+__all__ = ["DEFAULT_CAPACITY", "ClassificationMetric", "ExactMatchBase"]
 
 _AVERAGES = ("micro", "macro", "weighted", "none", None)
+_MULTIDIM = ("global", "samplewise")
 _INVALID = "target or prediction values that are neither a valid class/0-1 label nor ignore_index"
+#: Samples a `multidim_average="samplewise"` metric stores unless `capacity` says otherwise.
+DEFAULT_CAPACITY = 1 << 16
+#: The statistics whose micro average needs no class count (TorchMetrics takes
+#: `num_classes=None` for them; the others' true negatives depend on it).
+_CLASS_COUNT_FREE = ("accuracy", "precision", "recall", "fbeta", "hamming")
 
 
 def _check_args(
@@ -46,12 +66,13 @@ def _check_args(
     ignore_index: int | None,
     zero_division: float,
 ) -> None:
-    if task == "multiclass" and (
-        not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 2
+    if (
+        task == "multiclass"
+        and num_classes is not None
+        and (not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 2)
     ):
         raise ValueError(
-            "Argument `num_classes` must be an integer >= 2 (torchtally preallocates the "
-            f"state, so None is not accepted). Received: num_classes={num_classes!r}"
+            f"Argument `num_classes` must be an integer >= 2. Received: num_classes={num_classes!r}"
         )
     if task == "multilabel" and (
         not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 1
@@ -63,7 +84,11 @@ def _check_args(
         raise ValueError(
             f"Argument `threshold` must be a float in [0, 1]. Received: threshold={threshold!r}"
         )
-    if not isinstance(top_k, int) or top_k < 1 or (task == "multiclass" and top_k > num_classes):  # type: ignore[operator]
+    if (
+        not isinstance(top_k, int)
+        or top_k < 1
+        or (task == "multiclass" and top_k > (num_classes or 1))
+    ):
         raise ValueError(
             f"Argument `top_k` must be an integer in [1, num_classes]. Received: top_k={top_k!r}"
         )
@@ -71,10 +96,9 @@ def _check_args(
         raise ValueError(
             f"Argument `average` must be one of {_AVERAGES}. Received: average={average!r}"
         )
-    if multidim_average != "global":
+    if multidim_average not in _MULTIDIM:
         raise ValueError(
-            "Argument `multidim_average` must be 'global': per-sample statistics would need an "
-            "unbounded state; use torchmetrics.functional for 'samplewise'. "
+            f"Argument `multidim_average` must be one of {_MULTIDIM}. "
             f"Received: multidim_average={multidim_average!r}"
         )
     if ignore_index is not None and (
@@ -89,17 +113,53 @@ def _check_args(
         )
 
 
+def _check_capacity(capacity: int | None, multidim_average: str) -> int:
+    """The samplewise buffer's rows (`capacity` only means something samplewise)."""
+    if capacity is None:
+        return DEFAULT_CAPACITY
+    if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 1:
+        raise ValueError(
+            f"Argument `capacity` must be None or an integer >= 1. Received: capacity={capacity!r}"
+        )
+    if multidim_average != "samplewise":
+        raise ValueError(
+            "Argument `capacity` sizes the per-sample buffer of multidim_average='samplewise'. "
+            f"Received: capacity={capacity!r}, multidim_average={multidim_average!r}"
+        )
+    return capacity
+
+
+def _check_samplewise_shape(task: str, preds: Tensor, target: Tensor) -> None:
+    """Samplewise statistics reduce over the dimensions after the sample (and class) ones."""
+    scores = task == "multiclass" and preds.dim() == target.dim() + 1
+    least = 3 if task == "multilabel" or scores else 2
+    if preds.dim() < least:
+        layout = {"binary": "(N, ...)", "multilabel": "(N, L, ...)"}.get(
+            task, "(N, C, ...) scores or (N, ...) labels"
+        )
+        raise ValueError(
+            f"Argument `preds` must have at least {least} dimensions with "
+            f"multidim_average='samplewise' ({layout}, the value per sample N is over the "
+            f"dimensions '...'). Received: preds of shape {tuple(preds.shape)}"
+        )
+
+
 class ClassificationMetric(Metric):
     """Base of the confusion-matrix family for one task (binary, multiclass or multilabel).
 
-    Subclasses set `task` and implement `_reduce(confmat)`.
+    Subclasses set `task` and implement `_reduce(confmat)`; those with a
+    `multidim_average` argument (or TorchMetrics' `num_classes=None`) implement
+    `_reduce_counts((tp, fp, tn, fn))` as well, for the row layouts (module docstring).
     """
 
     task: ClassVar[str] = "binary"
+    #: The statistic `_reduce_counts` computes (decides whether `num_classes=None` is allowed).
+    kind: ClassVar[str] = ""
     error_kinds = ErrorKinds(invalid_values=_INVALID)
     higher_is_better: bool | None = True
     plot_lower_bound, plot_upper_bound = 0.0, 1.0
     is_differentiable = False
+    cat_overflow_terms = ("samples", "use multidim_average='global' for constant memory")
 
     def __init__(
         self,
@@ -112,6 +172,7 @@ class ClassificationMetric(Metric):
         ignore_index: int | None = None,
         validate_args: bool = True,
         zero_division: float = 0,
+        capacity: int | None = None,
         **kwargs: Any,
     ) -> None:
         _check_args(
@@ -124,6 +185,21 @@ class ClassificationMetric(Metric):
             ignore_index,
             zero_division,
         )
+        rows = _check_capacity(capacity, multidim_average)
+        if (
+            self.task == "multiclass"
+            and num_classes is None
+            and (self.kind not in _CLASS_COUNT_FREE or average != "micro")
+        ):
+            raise ValueError(
+                "Argument `num_classes` must be an integer >= 2"
+                + (
+                    " unless average='micro'"
+                    if self.kind in _CLASS_COUNT_FREE
+                    else " for this statistic (its true negatives need the class count)"
+                )
+                + f". Received: num_classes=None, average={average!r}"
+            )
         super().__init__(**kwargs)
         self.num_classes = num_classes
         self._width = int(num_classes or 1)
@@ -134,17 +210,28 @@ class ClassificationMetric(Metric):
         self.ignore_index = ignore_index
         self.validate_args = validate_args
         self.zero_division = float(zero_division)
-        shape: tuple[int, ...] = (
-            (2, 2)
-            if self.task == "binary"
-            else (num_classes, num_classes)  # type: ignore[assignment]
-            if self.task == "multiclass"
-            else (num_classes, 2, 2)
-        )
-        self.register_state("confmat", torch.zeros(shape, dtype=torch.int64), False, "sum")
+        self.samplewise = multidim_average == "samplewise"
+        self.capacity: int | None = rows if self.samplewise else None
+        #: `[tp, fp, tn, fn]` rows instead of a confusion matrix (module docstring).
+        self._rows = self.samplewise or (self.task == "multiclass" and num_classes is None)
+        if self.samplewise:
+            self.register_state(
+                "stats", torch.zeros(rows, 4, self._width, dtype=torch.int64), False, "cat"
+            )
+        elif self._rows:
+            self.register_state("stats", torch.zeros(4, 1, dtype=torch.int64), False, "sum")
+        else:
+            shape: tuple[int, ...] = (
+                (2, 2)
+                if self.task == "binary"
+                else (self._width, self._width)
+                if self.task == "multiclass"
+                else (self._width, 2, 2)
+            )
+            self.register_state("confmat", torch.zeros(shape, dtype=torch.int64), False, "sum")
 
     def shared_statistic(self) -> Hashable | None:
-        # Everything the confusion matrix depends on; compute (the averaging) may differ.
+        # Everything the state depends on; compute (the averaging) may differ.
         return (
             "tm_confmat",
             self.task,
@@ -153,6 +240,8 @@ class ClassificationMetric(Metric):
             self.top_k,
             self.ignore_index,
             self.validate_args,
+            self.multidim_average,
+            self.capacity,
         )
 
     def _check_shapes(self, preds: Tensor, target: Tensor) -> None:
@@ -162,6 +251,8 @@ class ClassificationMetric(Metric):
                 f"update(preds, target)). Received: preds={type(preds).__name__}, "
                 f"target={type(target).__name__}"
             )
+        if self.samplewise:
+            _check_samplewise_shape(self.task, preds, target)
         if self.task == "multiclass":
             if target.is_floating_point():
                 raise ValueError(
@@ -169,7 +260,8 @@ class ClassificationMetric(Metric):
                     f"{target.dtype} tensor: the order is update(preds, target), preds first."
                 )
             if preds.dim() == target.dim() + 1:
-                expected = (target.shape[0], self.num_classes, *target.shape[1:])
+                classes = self.num_classes if self.num_classes is not None else preds.shape[1]
+                expected = (target.shape[0], classes, *target.shape[1:])
                 if tuple(preds.shape) != expected or not preds.is_floating_point():
                     raise ValueError(
                         f"Argument `preds` must be float scores of shape {expected} (N, C, ...) "
@@ -195,35 +287,40 @@ class ClassificationMetric(Metric):
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
         self._check_shapes(preds, target)
+        samplewise = self.samplewise
         if self.task == "binary":
             confmat, invalid = binary_confmat_update(
-                preds, target, self.threshold, self.ignore_index
+                preds, target, self.threshold, self.ignore_index, samplewise
             )
+        elif self.num_classes is None:
+            stats, invalid = micro_stat_rows(preds, target, self.ignore_index, samplewise)
+            return self._with_errors({"stats": stats}, invalid)
         elif self.task == "multiclass":
             confmat, invalid = multiclass_confmat_update(
-                preds,
-                target,
-                self._width,
-                self.top_k,
-                self.ignore_index,
+                preds, target, self._width, self.top_k, self.ignore_index, samplewise
             )
         else:
             confmat, invalid = multilabel_confmat_update(
-                preds,
-                target,
-                self._width,
-                self.threshold,
-                self.ignore_index,
+                preds, target, self._width, self.threshold, self.ignore_index, samplewise
             )
-        batch: dict[str, Any] = {"confmat": confmat}
+        if self._rows:
+            return self._with_errors({"stats": stat_rows(confmat, self.task)}, invalid)
+        return self._with_errors({"confmat": confmat}, invalid)
+
+    def _with_errors(self, batch: dict[str, Any], invalid: Tensor) -> dict[str, Any]:
         if self.validate_args:
             batch["_errors"] = {"invalid_values": invalid}
         return batch
 
     def _value(self, state: Mapping[str, Tensor]) -> Any:
+        if self._rows:
+            return self._reduce_counts(stat_counts(state["stats"], self.task))
         return self._reduce(state["confmat"])
 
     def _reduce(self, confmat: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def _reduce_counts(self, counts: tuple[Tensor, Tensor, Tensor, Tensor]) -> Tensor:
         raise NotImplementedError
 
 
@@ -244,10 +341,31 @@ class StatReduction(ClassificationMetric):
             zero_division=self.zero_division,
         )
 
+    def _reduce_counts(self, counts: tuple[Tensor, Tensor, Tensor, Tensor]) -> Tensor:
+        return reduce_stat_counts(
+            self.kind,
+            counts,
+            self.task,
+            self.average,
+            top_k=self.top_k,
+            beta=self.beta,
+            zero_division=self.zero_division,
+        )
+
 
 class StatScoresBase(ClassificationMetric):
+    kind = "stat_scores"
+
     def _reduce(self, confmat: Tensor) -> Tensor:
         return stat_scores_table(confmat, self.task, self.average)
+
+    def _reduce_counts(self, counts: tuple[Tensor, Tensor, Tensor, Tensor]) -> Tensor:
+        # TorchMetrics weighs a multilabel sample's labels by their support over every sample
+        # (per sample for multiclass): its tests' reference does the same.
+        batch_weights = self.samplewise and self.task == "multilabel"
+        return stat_scores_table_from_counts(
+            counts, self.task, self.average, batch_weights=batch_weights
+        )
 
 
 class ConfusionMatrixBase(ClassificationMetric):
@@ -277,13 +395,16 @@ class CohenKappaBase(ClassificationMetric):
 
 
 class ExactMatchBase(Metric):
-    """Fraction of samples whose every position (multiclass) or label (multilabel) is right."""
+    """Fraction of samples whose every position (multiclass) or label (multilabel) is right;
+    with `multidim_average="samplewise"`, per sample (multilabel: the fraction of its extra
+    positions whose labels are all right), kept as `(correct, total)` rows in a `cat` state."""
 
     task: ClassVar[str] = "multiclass"
     error_kinds = ErrorKinds(invalid_values=_INVALID)
     higher_is_better = True
     plot_lower_bound, plot_upper_bound = 0.0, 1.0
     is_differentiable = False
+    cat_overflow_terms = ("samples", "use multidim_average='global' for constant memory")
 
     def __init__(
         self,
@@ -292,19 +413,32 @@ class ExactMatchBase(Metric):
         multidim_average: str = "global",
         ignore_index: int | None = None,
         validate_args: bool = True,
+        capacity: int | None = None,
         **kwargs: Any,
     ) -> None:
+        if self.task == "multiclass" and num_classes is None:
+            raise ValueError(
+                "Argument `num_classes` must be an integer >= 2. Received: num_classes=None"
+            )
         _check_args(
             self.task, num_classes, threshold, 1, "micro", multidim_average, ignore_index, 0
         )
+        rows = _check_capacity(capacity, multidim_average)
         super().__init__(**kwargs)
         self.num_classes, self.threshold = num_classes, threshold
         self.multidim_average, self.ignore_index = multidim_average, ignore_index
         self.validate_args = validate_args
-        self.register_state("correct", torch.zeros((), dtype=torch.int64), False, "sum")
-        self.register_state("total", torch.zeros((), dtype=torch.int64), False, "sum")
+        self.samplewise = multidim_average == "samplewise"
+        self.capacity: int | None = rows if self.samplewise else None
+        if self.samplewise:
+            self.register_state("samples", torch.zeros(rows, 2, dtype=torch.int64), False, "cat")
+        else:
+            self.register_state("correct", torch.zeros((), dtype=torch.int64), False, "sum")
+            self.register_state("total", torch.zeros((), dtype=torch.int64), False, "sum")
 
     def _batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        if self.samplewise and isinstance(preds, Tensor) and isinstance(target, Tensor):
+            _check_samplewise_shape(self.task, preds, target)
         correct, total, invalid = exact_match_update(
             preds,
             target,
@@ -312,11 +446,19 @@ class ExactMatchBase(Metric):
             multilabel=self.task == "multilabel",
             threshold=self.threshold,
             ignore_index=self.ignore_index,
+            samplewise=self.samplewise,
         )
-        batch: dict[str, Any] = {"correct": correct, "total": total}
+        batch: dict[str, Any] = (
+            {"samples": torch.stack([correct, total], dim=-1)}
+            if self.samplewise
+            else {"correct": correct, "total": total}
+        )
         if self.validate_args:
             batch["_errors"] = {"invalid_values": invalid}
         return batch
 
     def _value(self, state: Mapping[str, Tensor]) -> Tensor:
+        if self.samplewise:
+            correct, total = state["samples"].unbind(-1)
+            return safe_divide(correct, total)
         return safe_divide(state["correct"], state["total"])

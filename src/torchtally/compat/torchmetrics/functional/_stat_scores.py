@@ -32,12 +32,18 @@ __all__ = [
     "exact_match_update",
     "jaccard_from_confmat",
     "matthews_from_confmat",
+    "micro_stat_rows",
     "multiclass_confmat_update",
     "multilabel_confmat_update",
+    "reduce_stat_counts",
     "reduce_stat_scores",
     "safe_divide",
     "sigmoid_if_logits",
+    "stat_counts",
+    "stat_rows",
     "stat_scores_from_confmat",
+    "stat_scores_table",
+    "stat_scores_table_from_counts",
     "weighted_average",
 ]
 
@@ -297,6 +303,57 @@ def weighted_average(
     return safe_divide(weights * score, weights.sum(-1, keepdim=True)).sum(-1)
 
 
+def stat_rows(confmat: Tensor, task: str) -> Tensor:
+    """`(..., 4, W)` int64 rows `[tp, fp, tn, fn]` of a confusion matrix (or a stack of them,
+    one per sample), `W` = 1 for binary, else the classes or labels: what a samplewise state
+    keeps per sample."""
+    stats = torch.stack(stat_scores_from_confmat(confmat, task), dim=-1 if task == "binary" else -2)
+    return stats.unsqueeze(-1) if task == "binary" else stats
+
+
+def stat_counts(rows: Tensor, task: str) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """`(tp, fp, tn, fn)` of `stat_rows`' layout (0-d per sample for binary)."""
+    tp, fp, tn, fn = rows.unbind(-2)
+    if task == "binary":
+        return tp.squeeze(-1), fp.squeeze(-1), tn.squeeze(-1), fn.squeeze(-1)
+    return tp, fp, tn, fn
+
+
+def micro_stat_rows(
+    preds: Tensor, target: Tensor, ignore_index: int | None = None, samplewise: bool = False
+) -> tuple[Tensor, Tensor]:
+    """Multiclass `stat_rows` of width 1 without a class count (`num_classes=None`, micro
+    averages only): tp = correct positions, fp = fn = wrong ones, tn = 0 (no statistic these
+    averages allow reads it); plus the count of negative targets and predictions (an upper
+    bound cannot be checked without the class count).
+
+    Example:
+        >>> micro_stat_rows(torch.tensor([0, 2, 1]), torch.tensor([0, 1, 1]))[0].view(-1)
+        tensor([2, 1, 0, 1])
+    """
+    if preds.dim() == target.dim() + 1:
+        predicted = preds.argmax(1)
+        valid_pred = torch.ones_like(predicted, dtype=torch.bool)
+    else:
+        predicted = preds.long()
+        valid_pred = predicted >= 0
+    target_l = target.long()
+    counted = target_l >= 0
+    invalid = (~counted).sum()
+    if ignore_index is not None:
+        kept = target_l != ignore_index
+        invalid = (~counted & kept).sum()
+        counted = counted & kept
+    counted = counted & valid_pred
+    correct = counted & (predicted == target_l)
+    dims = tuple(range(1, target.dim())) if samplewise else tuple(range(target.dim()))
+    right = correct.sum(dims) if dims else correct.long()
+    total = counted.sum(dims) if dims else counted.long()
+    wrong = total - right
+    stats = torch.stack([right, wrong, torch.zeros_like(right), wrong], dim=-1)
+    return stats.unsqueeze(-1), invalid + (~valid_pred).sum()
+
+
 def reduce_stat_scores(
     kind: str,
     confmat: Tensor,
@@ -311,6 +368,29 @@ def reduce_stat_scores(
     averaged as TorchMetrics does for `task` (`average="binary"` is implied for binary); a
     stack of matrices (one per sample) gives one value per sample."""
     tp, fp, tn, fn = stat_scores_from_confmat(confmat, task)
+    return reduce_stat_counts(
+        kind,
+        (tp, fp, tn, fn),
+        task,
+        average,
+        top_k=top_k,
+        beta=beta,
+        zero_division=zero_division,
+    )
+
+
+def reduce_stat_counts(
+    kind: str,
+    counts: tuple[Tensor, Tensor, Tensor, Tensor],
+    task: str,
+    average: str | None,
+    *,
+    top_k: int = 1,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+) -> Tensor:
+    """`reduce_stat_scores` from `(tp, fp, tn, fn)` (as `stat_scores_from_confmat` gives)."""
+    tp, fp, tn, fn = counts
     multilabel = task == "multilabel"
     if task == "binary":
         average = "binary"
@@ -349,7 +429,20 @@ def stat_scores_table(
     """TorchMetrics' `[tp, fp, tn, fn, support]` table, averaged over classes as asked (per
     sample for a stack of matrices). `batch_weights`: the `weighted` supports are divided by
     their total over the whole stack, not per sample (TorchMetrics' multilabel samplewise)."""
-    tp, fp, tn, fn = stat_scores_from_confmat(confmat, task)
+    return stat_scores_table_from_counts(
+        stat_scores_from_confmat(confmat, task), task, average, batch_weights=batch_weights
+    )
+
+
+def stat_scores_table_from_counts(
+    counts: tuple[Tensor, Tensor, Tensor, Tensor],
+    task: str,
+    average: str | None,
+    *,
+    batch_weights: bool = False,
+) -> Tensor:
+    """`stat_scores_table` from `(tp, fp, tn, fn)`."""
+    tp, fp, tn, fn = counts
     table = torch.stack([tp, fp, tn, fn, tp + fn], dim=-1)
     if task == "binary" or average is None or average == "none":
         return table

@@ -6,8 +6,8 @@ Each function is the compatible class's update and compute on one batch, statele
 confusion-matrix update (`functional/_stat_scores.py`) and the same reduction the class's
 `compute` applies, so a function and its class cannot disagree. What is here is TorchMetrics'
 calling convention: argument order and defaults, `validate_args`, its messages, and
-`multidim_average="samplewise"` (one confusion matrix per sample, a state the classes cannot
-preallocate, so only the functions offer it).
+`multidim_average="samplewise"` (one confusion matrix per sample; the classes keep each
+sample's `[tp, fp, tn, fn]` rows in a preallocated buffer).
 """
 
 from __future__ import annotations
