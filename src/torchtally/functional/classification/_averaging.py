@@ -37,6 +37,8 @@ __all__ = [
     "masked_mean",
     "mean_or_zero",
     "safe_divide",
+    "seen_classes",
+    "weighted_class_mean",
 ]
 
 AVERAGE_TYPES = ("micro", "macro", "weighted", "none")
@@ -82,11 +84,43 @@ def check_class_list(name: str, classes: Iterable[int] | None, num_classes: int)
     return tuple(sorted(set(values)))
 
 
-def safe_divide(numerator: Tensor, denominator: Tensor) -> Tensor:
-    """`numerator / denominator`, and 0 where the denominator is 0 (scikit-learn's default)."""
-    # The zero taken from the denominator itself: a Python 0.0 would be one more op (a
-    # scalar tensor made on the device) in a compute of a few ops.
-    return torch.where(denominator == 0, denominator, numerator / denominator)
+def safe_divide(numerator: Tensor, denominator: Tensor, zero_division: float = 0.0) -> Tensor:
+    """`numerator / denominator` in floating point (integer counts divide in the default
+    float dtype), and `zero_division` where the denominator is 0: 0 by default
+    (scikit-learn's default), 1 or NaN as TorchMetrics' `zero_division` asks.
+
+    Example:
+        >>> safe_divide(torch.tensor([1, 2]), torch.tensor([2, 0]), zero_division=1.0)
+        tensor([0.5000, 1.0000])
+    """
+    if zero_division == 0:
+        # The zero taken from the denominator itself: a Python 0.0 would be one more op (a
+        # scalar tensor made on the device) in a compute of a few ops.
+        return torch.where(denominator == 0, denominator, numerator / denominator)
+    return torch.where(denominator == 0, zero_division, numerator / denominator)
+
+
+def seen_classes(predicted: Tensor, actual: Tensor, labels_only: bool = False) -> Tensor:
+    """Boolean mask of the classes that occur: in the labels or the predictions (scikit-learn's
+    and TorchMetrics' "macro" classes), or in the labels only (`labels_only`, TorchMetrics'
+    rule for top-k predictions)."""
+    if labels_only:
+        return actual > 0
+    return (actual > 0) | (predicted > 0)
+
+
+def weighted_class_mean(scores: Tensor, weights: Tensor, empty: float = 0.0) -> Tensor:
+    """`sum(weights * scores) / sum(weights)` over the last (class) dimension, leading
+    dimensions kept (one value per sample); `empty` where every weight is 0.
+
+    TorchMetrics' macro (0/1 weights: the classes averaged over) and weighted (supports)
+    averages, with its value of no class: 0, or NaN for its Jaccard index.
+
+    Example:
+        >>> weighted_class_mean(torch.tensor([0.5, 1.0, 0.0]), torch.tensor([1.0, 1.0, 0.0]))
+        tensor(0.7500)
+    """
+    return safe_divide(weights * scores, weights.sum(-1, keepdim=True), empty).sum(-1)
 
 
 def kept_classes(num_classes: int, ignore: Sequence[int], like: Tensor) -> Tensor | None:
@@ -159,7 +193,7 @@ def average_class_scores(
     per_class = score(true_positives, predicted, actual)
     included = kept
     if macro_classes == "seen":
-        seen = (actual > 0) | (predicted > 0)
+        seen = seen_classes(predicted, actual)
         included = seen if kept is None else kept & seen
     macro = masked_mean(per_class, included)
     if average_type == "macro":

@@ -8,7 +8,13 @@ from torch import Tensor
 from torchtally._errors import check_choice, check_int
 from torchtally.functional.classification._valid_inputs import multiclass_inputs
 
-__all__ = ["NORMALIZE", "confusion_matrix", "confusion_matrix_compute", "confusion_matrix_update"]
+__all__ = [
+    "NORMALIZE",
+    "add_confusion",
+    "confusion_matrix",
+    "confusion_matrix_compute",
+    "confusion_matrix_update",
+]
 
 NORMALIZE = (None, "true", "pred", "all")
 
@@ -52,8 +58,44 @@ def confusion_matrix_update(
     )
     if out is None:
         out = torch.zeros((num_classes, num_classes), dtype=torch.float64, device=labels.device)
+    return add_confusion(labels_c, predicted, weight, num_classes, out)
+
+
+def add_confusion(
+    labels: Tensor,
+    predicted: Tensor,
+    weight: Tensor,
+    num_classes: int,
+    out: Tensor,
+    offset: Tensor | None = None,
+) -> Tensor:
+    """Add `weight` at cell `(label, predicted)` of `(C, C)` matrices laid out in `out`, in one
+    `index_add_`: the confusion-matrix update every classification metric shares.
+
+    Args:
+        labels: In-range int64 label indices (rows).
+        predicted: In-range int64 predicted indices (columns), shaped like `labels`.
+        weight: What each element adds (0 leaves it out), shaped like `labels`, of `out`'s dtype.
+        num_classes: `C`.
+        out: Contiguous matrices, `(C, C)` or any stack of them (`(..., C, C)`), added to in
+            place.
+        offset: Per element, the flat position of the first cell of its matrix in `out`
+            (broadcast against `labels`: several matrices filled at once, e.g. one per label
+            or per sample); None: the first.
+
+    Returns:
+        `out`.
+
+    Example:
+        >>> add_confusion(torch.tensor([0, 1, 1]), torch.tensor([1, 1, 0]),
+        ...               torch.ones(3, dtype=torch.int64), 2, torch.zeros(2, 2, dtype=torch.int64))
+        tensor([[0, 1],
+                [1, 1]])
+    """
     # label * C + prediction in one op; flat inputs skip the reshape dispatches
-    index = predicted.add(labels_c, alpha=num_classes)
+    index = predicted.add(labels, alpha=num_classes)
+    if offset is not None:
+        index = index + offset
     if index.dim() != 1:
         index, weight = index.reshape(-1), weight.reshape(-1)
     out.view(-1).index_add_(0, index, weight)
@@ -64,7 +106,7 @@ def confusion_matrix_compute(matrix: Tensor, normalize: str | None = None) -> Te
     """Normalise accumulated counts as scikit-learn does; 0 where a row/column/total is 0.
 
     Args:
-        matrix: `(C, C)` counts, rows = labels.
+        matrix: `(C, C)` counts, rows = labels (or a stack of such matrices, `(..., C, C)`).
         normalize: None (counts), "true" (rows sum to 1), "pred" (columns sum to 1) or "all".
 
     Returns:
@@ -78,12 +120,13 @@ def confusion_matrix_compute(matrix: Tensor, normalize: str | None = None) -> Te
     check_choice("normalize", normalize, NORMALIZE)
     if normalize is None:
         return matrix.clone()
+    # over the last two dimensions: a stack of matrices (one per label) normalizes each
     if normalize == "true":
-        total = matrix.sum(1, keepdim=True)
+        total = matrix.sum(-1, keepdim=True)
     elif normalize == "pred":
-        total = matrix.sum(0, keepdim=True)
+        total = matrix.sum(-2, keepdim=True)
     else:
-        total = matrix.sum()
+        total = matrix.sum((-2, -1), keepdim=True)
     zero = total == 0
     return torch.where(zero, 0.0, matrix / torch.where(zero, 1.0, total))
 

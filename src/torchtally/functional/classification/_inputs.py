@@ -17,6 +17,7 @@ __all__ = [
     "positive_scores",
     "row_maxima",
     "rows_read_alone",
+    "score_probabilities",
 ]
 
 SCORE_KINDS = ("auto", "probabilities", "logits")
@@ -51,12 +52,15 @@ def check_index_labels(labels: object, argument: str = "labels") -> Tensor:
     return labels
 
 
-def positive_scores(scores: Tensor, threshold: float, score_kind: str = "auto") -> Tensor:
+def positive_scores(
+    scores: Tensor, threshold: float, score_kind: str = "auto", *, nan_outside: bool = False
+) -> Tensor:
     """Bool mask of scores above `threshold`, read as probabilities or logits (see SCORE_KINDS).
 
     With "auto" the choice is made per call, as TorchMetrics makes it, but with tensor ops: a
     batch holding any score outside [0, 1] is passed through a sigmoid (`torch.where` on a 0-d
-    flag, so no value goes to the host and a traced step keeps one graph).
+    flag, so no value goes to the host and a traced step keeps one graph). `nan_outside`: see
+    `score_probabilities`.
 
     Example:
         >>> positive_scores(torch.tensor([-2.0, 3.0]), 0.5)
@@ -67,12 +71,37 @@ def positive_scores(scores: Tensor, threshold: float, score_kind: str = "auto") 
         return scores > threshold
     if score_kind == "logits":
         return scores.sigmoid() > threshold
+    return score_probabilities(scores, "auto", nan_outside=nan_outside) > threshold
+
+
+def score_probabilities(
+    scores: Tensor, score_kind: str = "auto", *, nan_outside: bool = False
+) -> Tensor:
+    """`scores` as probabilities: as they are ("probabilities"), through a sigmoid
+    ("logits"), or, with "auto", through a sigmoid when the batch holds a score outside
+    [0, 1] (decided with tensor ops, no host read).
+
+    `nan_outside`: a NaN counts as a score outside [0, 1] (TorchMetrics' rule, "not every score
+    lies in [0, 1]"); by default it decides nothing (the metrics count it as an error).
+
+    Example:
+        >>> score_probabilities(torch.tensor([0.2, float("nan")]), nan_outside=True)
+        tensor([0.5498,    nan])
+    """
+    check_choice("score_kind", score_kind, SCORE_KINDS)
+    if score_kind == "probabilities":
+        return scores
+    if score_kind == "logits":
+        return scores.sigmoid()
     if scores.numel() == 0:  # aminmax refuses an empty tensor; shapes are static when traced
-        return scores > threshold
+        return scores
     # one aminmax pass: far cheaper than comparing every score twice and reducing the mask
     low, high = scores.aminmax()
+    if nan_outside:  # comparisons with NaN fail: ask whether both ends are inside instead
+        inside = torch.logical_and(low >= 0, high <= 1)
+        return torch.where(inside, scores, scores.sigmoid())
     outside = torch.logical_or(low < 0, high > 1)
-    return torch.where(outside, scores.sigmoid(), scores) > threshold
+    return torch.where(outside, scores.sigmoid(), scores)
 
 
 #: From this many rows of two class scores, two elementwise passes find each row's maximum and

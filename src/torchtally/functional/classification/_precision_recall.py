@@ -28,11 +28,14 @@ __all__ = [
     "check_beta",
     "f1_score",
     "fbeta_compute",
+    "fbeta_ratio",
     "fbeta_score",
     "precision",
     "precision_compute",
+    "precision_ratio",
     "recall",
     "recall_compute",
+    "recall_ratio",
 ]
 
 
@@ -43,12 +46,32 @@ def check_beta(beta: float) -> float:
     return float(beta)
 
 
+def precision_ratio(tp: Tensor, predicted: Tensor, zero_division: float = 0.0) -> Tensor:
+    """Precision from counts, tp / predicted (`zero_division` where nothing was predicted).
+    Of the negatives (tn / (tn + fn)) it is the negative predictive value."""
+    return safe_divide(tp, predicted, zero_division)
+
+
+def recall_ratio(tp: Tensor, actual: Tensor, zero_division: float = 0.0) -> Tensor:
+    """Recall from counts, tp / actual (`zero_division` where the class has no label). Of the
+    negatives (tn / (tn + fp)) it is the specificity."""
+    return safe_divide(tp, actual, zero_division)
+
+
+def fbeta_ratio(
+    tp: Tensor, predicted: Tensor, actual: Tensor, beta2: float, zero_division: float = 0.0
+) -> Tensor:
+    """F-beta from counts, (1 + beta²) tp / (beta² actual + predicted): the harmonic form of
+    (1 + beta²) P R / (beta² P + R) written on counts, so that 0/0 is `zero_division`."""
+    return safe_divide((1.0 + beta2) * tp, beta2 * actual + predicted, zero_division)
+
+
 def _precision(tp: Tensor, predicted: Tensor, actual: Tensor) -> Tensor:
-    return safe_divide(tp, predicted)
+    return precision_ratio(tp, predicted)
 
 
 def _recall(tp: Tensor, predicted: Tensor, actual: Tensor) -> Tensor:
-    return safe_divide(tp, actual)
+    return recall_ratio(tp, actual)
 
 
 def precision_compute(
@@ -130,8 +153,7 @@ def fbeta_compute(
     beta2 = check_beta(beta) ** 2
 
     def score(tp: Tensor, predicted: Tensor, actual: Tensor) -> Tensor:
-        # (1 + b²) P R / (b² P + R), written on counts so 0/0 cases follow scikit-learn
-        return safe_divide((1.0 + beta2) * tp, beta2 * actual + predicted)
+        return fbeta_ratio(tp, predicted, actual, beta2)
 
     return average_class_scores(
         class_counts, score, average_type, task, ignore_labels, macro_classes

@@ -26,6 +26,7 @@ from torch import Tensor
 from torchtally._errors import ErrorKinds
 from torchtally.compat.torchmetrics._base import Metric
 from torchtally.compat.torchmetrics.functional._stat_scores import (
+    CLASS_COUNT_FREE,
     binary_confmat_update,
     cohen_kappa_from_confmat,
     confmat_normalize,
@@ -51,9 +52,6 @@ _MULTIDIM = ("global", "samplewise")
 _INVALID = "target or prediction values that are neither a valid class/0-1 label nor ignore_index"
 #: Samples a `multidim_average="samplewise"` metric stores unless `capacity` says otherwise.
 DEFAULT_CAPACITY = 1 << 16
-#: The statistics whose micro average needs no class count (TorchMetrics takes
-#: `num_classes=None` for them; the others' true negatives depend on it).
-_CLASS_COUNT_FREE = ("accuracy", "precision", "recall", "fbeta", "hamming")
 
 
 def _check_args(
@@ -189,13 +187,13 @@ class ClassificationMetric(Metric):
         if (
             self.task == "multiclass"
             and num_classes is None
-            and (self.kind not in _CLASS_COUNT_FREE or average != "micro")
+            and (self.kind not in CLASS_COUNT_FREE or average != "micro")
         ):
             raise ValueError(
                 "Argument `num_classes` must be an integer >= 2"
                 + (
                     " unless average='micro'"
-                    if self.kind in _CLASS_COUNT_FREE
+                    if self.kind in CLASS_COUNT_FREE
                     else " for this statistic (its true negatives need the class count)"
                 )
                 + f". Received: num_classes=None, average={average!r}"

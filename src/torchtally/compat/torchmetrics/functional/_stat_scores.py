@@ -25,7 +25,24 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from torchtally.functional.classification._averaging import (
+    safe_divide,
+    seen_classes,
+    weighted_class_mean,
+)
+from torchtally.functional.classification._confusion_matrix import (
+    add_confusion,
+    confusion_matrix_compute,
+)
+from torchtally.functional.classification._inputs import positive_scores, score_probabilities
+from torchtally.functional.classification._precision_recall import (
+    fbeta_ratio,
+    precision_ratio,
+    recall_ratio,
+)
+
 __all__ = [
+    "CLASS_COUNT_FREE",
     "binary_confmat_update",
     "cohen_kappa_from_confmat",
     "confmat_normalize",
@@ -48,11 +65,14 @@ __all__ = [
 ]
 
 
-def sigmoid_if_logits(preds: Tensor) -> Tensor:
-    """Probabilities from `preds`: the sigmoid if any value lies outside [0, 1], else `preds`.
+#: The statistics whose micro average needs no class count (TorchMetrics takes
+#: `num_classes=None` for them; the others' true negatives depend on it).
+CLASS_COUNT_FREE = ("accuracy", "precision", "recall", "fbeta", "hamming")
 
-    The decision is per call over the whole tensor (as TorchMetrics does), made with
-    `torch.where` so it never reads the tensor on the host.
+
+def sigmoid_if_logits(preds: Tensor) -> Tensor:
+    """Probabilities from `preds`: the sigmoid if any value lies outside [0, 1] (a NaN
+    included, as TorchMetrics decides), else `preds` (native `score_probabilities`).
 
     Example:
         >>> sigmoid_if_logits(torch.tensor([0.2, 0.9]))
@@ -60,14 +80,13 @@ def sigmoid_if_logits(preds: Tensor) -> Tensor:
         >>> sigmoid_if_logits(torch.tensor([-2.0, 3.0])).round(decimals=3)
         tensor([0.1190, 0.9530])
     """
-    inside = ((preds >= 0) & (preds <= 1)).all()
-    return torch.where(inside, preds, preds.sigmoid())
+    return score_probabilities(preds, "auto", nan_outside=True)
 
 
 def _binary_predictions(preds: Tensor, threshold: float) -> tuple[Tensor, Tensor]:
     """0/1 predictions (int64) and a mask of the valid ones (integer predictions must be 0/1)."""
     if preds.is_floating_point():
-        predicted = (sigmoid_if_logits(preds) > threshold).long()
+        predicted = positive_scores(preds, threshold, "auto", nan_outside=True).long()
         return predicted, torch.ones_like(predicted, dtype=torch.bool)
     predicted = preds.long()
     valid = (predicted == 0) | (predicted == 1)
@@ -89,11 +108,12 @@ def _targets(target: Tensor, high: int, ignore_index: int | None) -> tuple[Tenso
     return target.clamp(0, high - 1), counted, (~in_range & ~ignored).sum()
 
 
-def _per_sample(index: Tensor, samples: int, cells: int) -> Tensor:
-    """`index` (flat, sample-major) shifted into sample `s`'s block of `cells` cells."""
-    per = index.numel() // max(samples, 1)
-    sample = torch.arange(samples, device=index.device).unsqueeze(1).expand(samples, per)
-    return index + cells * sample.reshape(-1)
+def _sample_offsets(like: Tensor, cells: int) -> Tensor:
+    """The first cell of each sample's block of `cells` cells, shaped to broadcast against
+    `like` (`(N, ...)`, sample-major)."""
+    samples = like.shape[0]
+    first = torch.arange(0, samples * cells, cells, device=like.device)
+    return first.view(samples, *([1] * (like.dim() - 1)))
 
 
 def binary_confmat_update(
@@ -113,15 +133,12 @@ def binary_confmat_update(
     """
     predicted, valid_pred = _binary_predictions(preds, threshold)
     target_c, counted, invalid = _targets(target, 2, ignore_index)
-    keep = (counted & valid_pred).reshape(-1).long()
-    index = (target_c * 2 + predicted).reshape(-1)
+    keep = (counted & valid_pred).long()
     blocks = preds.shape[0] if samplewise else 1
-    if samplewise:
-        index = _per_sample(index, blocks, 4)
-    confmat = torch.zeros(blocks * 4, dtype=torch.int64, device=preds.device)
-    confmat.index_add_(0, index, keep)
-    shape = (blocks, 2, 2) if samplewise else (2, 2)
-    return confmat.view(shape), invalid + (~valid_pred).sum()
+    offset = _sample_offsets(target_c, 4) if samplewise else None
+    confmat = torch.zeros((blocks, 2, 2), dtype=torch.int64, device=preds.device)
+    add_confusion(target_c, predicted, keep, 2, confmat, offset)
+    return confmat if samplewise else confmat[0], invalid + (~valid_pred).sum()
 
 
 def _multiclass_predictions(
@@ -163,15 +180,16 @@ def multiclass_confmat_update(
     predicted, valid_pred = _multiclass_predictions(preds, target, num_classes, top_k)
     target_c, counted, invalid = _targets(target.reshape(-1), num_classes, ignore_index)
     keep = (counted & valid_pred).long()
-    index = target_c * num_classes + predicted
-    cells = num_classes * num_classes
     blocks = target.shape[0] if samplewise else 1
+    offset = None
     if samplewise:
-        index = _per_sample(index, blocks, cells)
-    confmat = torch.zeros(blocks * cells, dtype=torch.int64, device=preds.device)
-    confmat.index_add_(0, index, keep)
-    shape = (blocks, num_classes, num_classes) if samplewise else (num_classes, num_classes)
-    return confmat.view(shape), invalid + (~valid_pred).sum()
+        offset = _sample_offsets(target, num_classes * num_classes).expand(target.shape)
+        offset = offset.reshape(-1)
+    confmat = torch.zeros(
+        (blocks, num_classes, num_classes), dtype=torch.int64, device=preds.device
+    )
+    add_confusion(target_c, predicted, keep, num_classes, confmat, offset)
+    return confmat if samplewise else confmat[0], invalid + (~valid_pred).sum()
 
 
 def _labels_last(x: Tensor, num_labels: int) -> Tensor:
@@ -198,18 +216,17 @@ def multilabel_confmat_update(
     """
     predicted, valid_pred = _binary_predictions(preds, threshold)
     target_c, counted, invalid = _targets(target, 2, ignore_index)
-    predicted = _labels_last(predicted, num_labels)
-    keep = _labels_last(counted & valid_pred, num_labels).long()
-    label = torch.arange(num_labels, device=preds.device)
-    index = (label * 4 + _labels_last(target_c, num_labels) * 2 + predicted).reshape(-1)
-    cells = num_labels * 4
+    keep = (counted & valid_pred).long()
+    # each label's (2, 2) matrix: 4 cells from its first, along dimension 1 of (N, L, ...)
+    shape = [1] * preds.dim()
+    shape[1] = num_labels
+    offset = torch.arange(0, 4 * num_labels, 4, device=preds.device).view(shape)
     blocks = preds.shape[0] if samplewise else 1
     if samplewise:
-        index = _per_sample(index, blocks, cells)
-    confmat = torch.zeros(blocks * cells, dtype=torch.int64, device=preds.device)
-    confmat.index_add_(0, index, keep.reshape(-1))
-    shape = (blocks, num_labels, 2, 2) if samplewise else (num_labels, 2, 2)
-    return confmat.view(shape), invalid + (~valid_pred).sum()
+        offset = offset + _sample_offsets(preds, 4 * num_labels)
+    confmat = torch.zeros((blocks, num_labels, 2, 2), dtype=torch.int64, device=preds.device)
+    add_confusion(target_c, predicted, keep, 2, confmat, offset)
+    return confmat if samplewise else confmat[0], invalid + (~valid_pred).sum()
 
 
 def exact_match_update(
@@ -260,13 +277,6 @@ def exact_match_update(
 # --------------------------------------------------------------------------- reductions
 
 
-def safe_divide(num: Tensor, denom: Tensor, zero_division: float = 0.0) -> Tensor:
-    """`num / denom` in floating point, `zero_division` where `denom` is 0."""
-    num = num if num.is_floating_point() else num.float()
-    denom = denom if denom.is_floating_point() else denom.float()
-    return torch.where(denom != 0, num / denom, torch.full_like(num, zero_division))
-
-
 def stat_scores_from_confmat(confmat: Tensor, task: str) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """`(tp, fp, tn, fn)`: 0-d for binary, `(C,)` per class or label otherwise; leading
     dimensions of `confmat` (one matrix per sample) lead in each."""
@@ -295,12 +305,11 @@ def weighted_average(
         return score
     if average == "weighted":
         weights = (tp + fn).to(score.dtype)
-    else:
+    elif multilabel:
         weights = torch.ones_like(score)
-        if not multilabel:
-            absent = (tp + fp + fn == 0) if top_k == 1 else (tp + fn == 0)
-            weights = torch.where(absent, 0.0, weights)
-    return safe_divide(weights * score, weights.sum(-1, keepdim=True)).sum(-1)
+    else:
+        weights = seen_classes(tp + fp, tp + fn, labels_only=top_k > 1).to(score.dtype)
+    return weighted_class_mean(score, weights)
 
 
 def stat_rows(confmat: Tensor, task: str) -> Tensor:
@@ -396,22 +405,21 @@ def reduce_stat_counts(
         average = "binary"
     if average == "micro":
         tp, fp, tn, fn = tp.sum(-1), fp.sum(-1), tn.sum(-1), fn.sum(-1)
-    beta2 = beta * beta
     if kind in ("accuracy", "hamming"):
         exact = multilabel or average == "binary"
-        score = safe_divide(tp + tn, tp + tn + fp + fn) if exact else safe_divide(tp, tp + fn)
+        score = safe_divide(tp + tn, tp + tn + fp + fn) if exact else recall_ratio(tp, tp + fn)
         if kind == "hamming":
             score = 1 - score
     elif kind == "precision":
-        score = safe_divide(tp, tp + fp, zero_division)
+        score = precision_ratio(tp, tp + fp, zero_division)
     elif kind == "recall":
-        score = safe_divide(tp, tp + fn, zero_division)
+        score = recall_ratio(tp, tp + fn, zero_division)
     elif kind == "fbeta":
-        score = safe_divide((1 + beta2) * tp, (1 + beta2) * tp + beta2 * fn + fp, zero_division)
-    elif kind == "specificity":
-        score = safe_divide(tn, tn + fp)
-    elif kind == "npv":  # negative predictive value
-        score = safe_divide(tn, tn + fn, zero_division)
+        score = fbeta_ratio(tp, tp + fp, tp + fn, beta * beta, zero_division)
+    elif kind == "specificity":  # the recall of the negatives
+        score = recall_ratio(tn, tn + fp)
+    elif kind == "npv":  # negative predictive value: the precision of the negatives
+        score = precision_ratio(tn, tn + fn, zero_division)
     else:
         raise ValueError(f"Unknown statistic {kind!r}")
     if average in ("binary", "micro"):
@@ -456,13 +464,10 @@ def stat_scores_table_from_counts(
 
 
 def confmat_normalize(confmat: Tensor, normalize: str | None) -> Tensor:
-    """Normalize over targets (`true`), predictions (`pred`) or everything (`all`); 0/0 is 0."""
-    if normalize is None or normalize == "none":
-        return confmat.clone()  # never hand out the state itself: it changes on update
-    confmat = confmat.float()
-    dims = {"true": (-1,), "pred": (-2,), "all": (-2, -1)}[normalize]
-    scaled = confmat / confmat.sum(dim=dims, keepdim=True)
-    return torch.nan_to_num(scaled, nan=0.0)
+    """Normalize over targets (`true`), predictions (`pred`) or everything (`all`); 0/0 is 0
+    (native `confusion_matrix_compute`; a copy without normalization: never the state
+    itself, which changes on update)."""
+    return confusion_matrix_compute(confmat, None if normalize == "none" else normalize)
 
 
 def jaccard_from_confmat(
@@ -475,32 +480,29 @@ def jaccard_from_confmat(
     """Intersection over union per class (or label), averaged as TorchMetrics' JaccardIndex."""
     confmat = confmat.float()
     if task == "binary":
-        return safe_divide(
-            confmat[1, 1], confmat[0, 1] + confmat[1, 0] + confmat[1, 1], zero_division
-        )
+        tp, fp, _, fn = stat_scores_from_confmat(confmat, task)
+        return safe_divide(tp, tp + fp + fn, zero_division)
     multilabel = task == "multilabel"
     ignore_in = not multilabel and ignore_index is not None and 0 <= ignore_index < confmat.shape[0]
-    if multilabel:
-        num = confmat[:, 1, 1]
-        denom = confmat[:, 1, 1] + confmat[:, 0, 1] + confmat[:, 1, 0]
-    else:
-        num = confmat.diagonal()
-        denom = confmat.sum(0) + confmat.sum(1) - num
+    tp, fp, _, fn = stat_scores_from_confmat(confmat, task)
+    predicted, actual = tp + fp, tp + fn
+    union = predicted + fn  # tp + fp + fn
     if average == "micro":
-        num = num.sum()
-        denom = denom.sum() - (denom[ignore_index] if ignore_in else 0.0)
-    score = safe_divide(num, denom, zero_division)
+        tp = tp.sum()
+        union = union.sum() - (union[ignore_index] if ignore_in else 0.0)
+    score = safe_divide(tp, union, zero_division)
     if average is None or average in ("none", "micro"):
         return score
     if average == "weighted":
-        weights = confmat[:, 1, 1] + confmat[:, 1, 0] if multilabel else confmat.sum(1)
+        weights = actual
     else:
         weights = torch.ones_like(score)
         if ignore_in:
             weights[ignore_index] = 0.0
         if not multilabel:
-            weights = torch.where(confmat.sum(1) + confmat.sum(0) == 0, 0.0, weights)
-    return (weights * score / weights.sum()).sum()
+            weights = torch.where(seen_classes(predicted, actual), weights, 0.0)
+    # TorchMetrics' Jaccard index of no class is NaN (0 / 0), not its other averages' 0
+    return weighted_class_mean(score, weights, empty=float("nan"))
 
 
 def matthews_from_confmat(confmat: Tensor) -> Tensor:

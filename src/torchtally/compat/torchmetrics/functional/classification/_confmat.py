@@ -18,6 +18,7 @@ import torch
 from torch import Tensor
 
 from torchtally.compat.torchmetrics.functional._stat_scores import (
+    CLASS_COUNT_FREE,
     _multiclass_predictions,
     binary_confmat_update,
     cohen_kappa_from_confmat,
@@ -25,10 +26,13 @@ from torchtally.compat.torchmetrics.functional._stat_scores import (
     exact_match_update,
     jaccard_from_confmat,
     matthews_from_confmat,
+    micro_stat_rows,
     multiclass_confmat_update,
     multilabel_confmat_update,
+    reduce_stat_counts,
     reduce_stat_scores,
     safe_divide,
+    stat_counts,
     stat_scores_table,
 )
 from torchtally.compat.torchmetrics.functional.classification._checks import (
@@ -104,9 +108,6 @@ __all__ = [
 _TASKS = ("binary", "multiclass", "multilabel")
 _NORMALIZE = ("true", "pred", "all", "none", None)
 _WEIGHTS = ("linear", "quadratic", "none", None)
-#: Statistics whose micro average does not depend on the class count (TorchMetrics accepts
-#: `num_classes=None` with `average="micro"`; for the others its true negatives would be wrong).
-_CLASS_COUNT_FREE = ("accuracy", "precision", "recall", "fbeta", "hamming")
 
 
 # ------------------------------------------------------------------ the confusion matrices
@@ -130,18 +131,6 @@ def _binary_confmat(
     return confmat
 
 
-def _infer_classes(preds: Tensor, target: Tensor, ignore_index: int | None) -> int:
-    """The class count of `num_classes=None` (micro averages only): the class dimension of
-    scores, else one more than the largest label seen."""
-    if preds.ndim == target.ndim + 1:
-        return int(preds.shape[1])
-    labels = target if ignore_index is None else target[target != ignore_index]
-    largest = max(
-        int(labels.max()) if labels.numel() else 0, int(preds.max()) if preds.numel() else 0
-    )
-    return max(largest + 1, 2)
-
-
 def _multiclass_confmat(
     kind: str,
     preds: Tensor,
@@ -159,20 +148,46 @@ def _multiclass_confmat(
             num_classes, top_k, average, multidim_average, ignore_index, zero_division
         )
         check_multiclass_tensors(preds, target, num_classes, multidim_average, ignore_index)
-    classes = num_classes
-    if classes is None:
-        if kind not in _CLASS_COUNT_FREE:
-            raise ValueError(
-                f"Argument `num_classes` must be an integer >= 2 for this statistic ({kind}): "
-                "its true negatives depend on the class count. Received: num_classes=None"
-            )
-        classes = _infer_classes(preds, target, ignore_index)
+    if num_classes is None:
+        raise ValueError(
+            f"Argument `num_classes` must be an integer >= 2 for this statistic ({kind}): "
+            "its true negatives depend on the class count. Received: num_classes=None"
+        )
     confmat, invalid = multiclass_confmat_update(
-        preds, target, classes, top_k, ignore_index, samplewise=multidim_average == "samplewise"
+        preds, target, num_classes, top_k, ignore_index, samplewise=multidim_average == "samplewise"
     )
     if validate_args:
-        raise_invalid_values(invalid, classes, ignore_index)
+        raise_invalid_values(invalid, num_classes, ignore_index)
     return confmat
+
+
+def _micro_counts(
+    preds: Tensor,
+    target: Tensor,
+    average: str | None,
+    top_k: int,
+    multidim_average: str,
+    ignore_index: int | None,
+    validate_args: bool,
+    zero_division: float = 0,
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """`num_classes=None` (micro averages of the statistics that do not depend on the class
+    count): the micro counts, correct and wrong positions, as the classes keep them."""
+    if validate_args:
+        check_multiclass_args(None, top_k, average, multidim_average, ignore_index, zero_division)
+        check_multiclass_tensors(preds, target, None, multidim_average, ignore_index)
+    rows, invalid = micro_stat_rows(
+        preds, target, ignore_index, samplewise=multidim_average == "samplewise"
+    )
+    if validate_args and int(invalid) > 0:
+        allowed = "non-negative class indices" + (
+            "" if ignore_index is None else f" or ignore_index={ignore_index}"
+        )
+        raise RuntimeError(
+            f"Arguments `preds` and `target` must hold {allowed}. Received {int(invalid)} "
+            "value(s) outside that range."
+        )
+    return stat_counts(rows, "multiclass")
 
 
 def _multilabel_confmat(
@@ -242,6 +257,20 @@ def _multiclass(
     zero_division: float = 0,
     beta: float = 1.0,
 ) -> Tensor:
+    if num_classes is None and kind in CLASS_COUNT_FREE:
+        counts = _micro_counts(
+            preds,
+            target,
+            average,
+            top_k,
+            multidim_average,
+            ignore_index,
+            validate_args,
+            zero_division,
+        )
+        return reduce_stat_counts(
+            kind, counts, "multiclass", average, beta=beta, zero_division=float(zero_division)
+        )
     confmat = _multiclass_confmat(
         kind,
         preds,
