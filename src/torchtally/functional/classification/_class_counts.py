@@ -20,6 +20,7 @@ import torch
 from torch import Tensor
 
 from torchtally.functional._checks import ErrorCounts
+from torchtally.functional.classification._confusion_matrix import class_rows_of
 from torchtally.functional.classification._valid_inputs import (
     classification_task,
     indicator_errors,
@@ -122,7 +123,7 @@ def add_class_counts(labels_c: Tensor, predicted: Tensor, weight: Tensor, out: T
         index = torch.add(predicted, labels_c, alpha=width, out=torch.empty_like(labels_c))
         matrix.index_add_(0, index, weight)
         matrix = matrix.view(width, width)
-        out.add_(torch.stack([matrix.diagonal(), matrix.sum(0), matrix.sum(1)]))
+        out.add_(torch.stack(class_rows_of(matrix)))
         return out
     true_positive = torch.where(labels_c == predicted, weight, 0.0).reshape(-1)
     weight = weight.reshape(-1)

@@ -11,6 +11,7 @@ from torchtally.functional.classification._valid_inputs import multiclass_inputs
 __all__ = [
     "NORMALIZE",
     "add_confusion",
+    "class_rows_of",
     "confusion_matrix",
     "confusion_matrix_compute",
     "confusion_matrix_update",
@@ -59,6 +60,18 @@ def confusion_matrix_update(
     if out is None:
         out = torch.zeros((num_classes, num_classes), dtype=torch.float64, device=labels.device)
     return add_confusion(labels_c, predicted, weight, num_classes, out)
+
+
+def class_rows_of(matrix: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """True positives, predicted and actual counts per class of a confusion matrix (rows:
+    labels), or of each matrix of a stack `(..., C, C)`: its diagonal, column and row sums
+    (the class counts' rows, see `class_counts_update`).
+
+    Example:
+        >>> class_rows_of(torch.tensor([[1, 0], [1, 1]]))
+        (tensor([1, 1]), tensor([2, 1]), tensor([1, 2]))
+    """
+    return matrix.diagonal(dim1=-2, dim2=-1), matrix.sum(-2), matrix.sum(-1)
 
 
 def add_confusion(

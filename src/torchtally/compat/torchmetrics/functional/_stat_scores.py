@@ -32,6 +32,7 @@ from torchtally.functional.classification._averaging import (
 )
 from torchtally.functional.classification._confusion_matrix import (
     add_confusion,
+    class_rows_of,
     confusion_matrix_compute,
 )
 from torchtally.functional.classification._inputs import positive_scores, score_probabilities
@@ -282,9 +283,9 @@ def stat_scores_from_confmat(confmat: Tensor, task: str) -> tuple[Tensor, Tensor
     dimensions of `confmat` (one matrix per sample) lead in each."""
     if task in ("binary", "multilabel"):
         return confmat[..., 1, 1], confmat[..., 0, 1], confmat[..., 0, 0], confmat[..., 1, 0]
-    tp = confmat.diagonal(dim1=-2, dim2=-1)
-    fp = confmat.sum(-2) - tp
-    fn = confmat.sum(-1) - tp
+    tp, predicted, actual = class_rows_of(confmat)
+    fp = predicted - tp
+    fn = actual - tp
     tn = confmat.sum((-2, -1)).unsqueeze(-1) - (tp + fp + fn)
     return tp, fp, tn, fn
 
