@@ -311,3 +311,16 @@ def test_new_classes_trace(build: Callable[[], Any], inputs: tuple[torch.Tensor,
 def test_torchmetrics_is_1_9() -> None:
     assert torchmetrics.__version__.startswith("1.9")
     assert np is not None
+
+
+@pytest.mark.parametrize("name", ["MeanSquaredError", "R2Score", "PearsonCorrCoef"])
+def test_forward_compiles(name: str) -> None:
+    """The functions carry their result dtype in a ContextVar, which Dynamo cannot read: a
+    compiled `forward` of the classes must not touch it."""
+    torch._dynamo.reset()
+    metric = getattr(ours, name)()
+    preds, target = torch.rand(16, dtype=torch.float64), torch.rand(16, dtype=torch.float64)
+    compiled = torch.compile(lambda p, t: metric(p, t), fullgraph=True)
+    value = compiled(preds, target)
+    reference = getattr(tmr, name)()(preds, target)
+    torch.testing.assert_close(value.double(), reference.double(), rtol=1e-5, atol=1e-6)

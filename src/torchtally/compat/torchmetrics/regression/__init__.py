@@ -180,7 +180,10 @@ _RESULT_DTYPE: ContextVar[torch.dtype | None] = ContextVar("_RESULT_DTYPE", defa
 
 
 def _out(value: Tensor, num_outputs: int = 1) -> Tensor:
-    value = value.to(_RESULT_DTYPE.get() or torch.get_default_dtype())
+    # Dynamo cannot trace a ContextVar read, and a compiled step evaluates the classes (the
+    # functions set the variable in eager calls only)
+    dtype = None if torch.compiler.is_compiling() else _RESULT_DTYPE.get()
+    value = value.to(dtype or torch.get_default_dtype())
     return value.reshape(()) if num_outputs == 1 and value.numel() == 1 else value
 
 
