@@ -25,21 +25,18 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from torchtally.functional.classification._averaging import (
-    safe_divide,
-    seen_classes,
-    weighted_class_mean,
-)
-from torchtally.functional.classification._confusion_matrix import (
+from torchtally.functional.classification import (
     add_confusion,
     class_rows_of,
     confusion_matrix_compute,
-)
-from torchtally.functional.classification._inputs import positive_scores, score_probabilities
-from torchtally.functional.classification._precision_recall import (
     fbeta_ratio,
+    positive_scores,
     precision_ratio,
     recall_ratio,
+    safe_divide,
+    score_probabilities,
+    seen_classes,
+    weighted_class_mean,
 )
 
 __all__ = [
