@@ -12,8 +12,7 @@ The machinery lives beside this class, one mechanism a module, none importing th
 batches), `_cat` (`cat` states), `_boundary` (input conversion), `_sharing` (collections),
 `_sync` (torch.distributed) and `_registry` (cstorch's registry). A subclass writes `update`,
 `compute` and optionally `reset` as plain methods; `__init_subclass__` routes them through the
-engine, the checks and the cache (`_routing.WRAPPERS`), so every metric gets the same
-guarantees.
+engine, the checks and the cache (`_routing.WRAPPERS`): every metric, the same guarantees.
 """
 
 from __future__ import annotations
@@ -315,9 +314,8 @@ class Metric(LightningHooks, nn.Module, ABC):
 
     @abstractmethod
     def compute(self) -> Any:
-        """Return the metric's value from the accumulated state (data errors counted by
-        `update` raise `MetricValueError` first; the value is cached until the state
-        changes)."""
+        """The metric's value from the accumulated state (data errors counted by `update`
+        raise `MetricValueError` first; cached until the state changes)."""
 
     def reset(self) -> None:
         """Restore every registered state to its initial value, in place, and drop the cached
@@ -401,12 +399,10 @@ class Metric(LightningHooks, nn.Module, ABC):
         return self
 
     def _coalescible(self, args: tuple[Tensor, ...]) -> bool:
-        """Whether eager batches shaped like `args` (tensors with equal leading sizes, no
-        keyword arguments) may be concatenated along dim 0 before `update`: only when the
-        update is row-additive for them (the state after the concatenation equals the state
-        after the batches one by one, up to the summation order of floats), whatever their
-        values. Subclasses whose update is say so for the inputs they accept. Consulted once
-        per input signature."""
+        """Whether eager batches shaped like `args` (equal leading sizes, no keyword arguments)
+        may be concatenated along dim 0 before `update`: only when the update is row-additive
+        for them whatever their values (the same state, up to the order of float sums).
+        Subclasses say so for the inputs they accept. Consulted once per input signature."""
         return False
 
     def flush(self) -> None:
@@ -418,6 +414,12 @@ class Metric(LightningHooks, nn.Module, ABC):
         _engine.flush(self)  # held batches, and the update count kept on the host
         if runtime.link is not None:
             runtime.link.refresh()
+
+    def prepare_state_write(self) -> None:
+        """Before a write to the state outside `update`: apply held batches, unshare, uncache."""
+        self.flush()
+        self._before_own_write()
+        self._runtime.invalidate()
 
     def _before_own_write(self) -> None:
         """This metric's state is about to be written on its own (not by its collection)."""

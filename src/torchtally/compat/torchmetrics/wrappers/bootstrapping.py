@@ -217,10 +217,7 @@ class _BootstrapReplica:
     def _written(self) -> None:
         """The owner's state is about to change outside its own `update`: held batches go in
         first and its cached value no longer holds."""
-        owner = self._owner
-        owner.flush()
-        owner._before_own_write()
-        owner._runtime.invalidate()
+        self._owner.prepare_state_write()
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         """Fold one batch into this replica, as the base metric's `update` folds it."""
