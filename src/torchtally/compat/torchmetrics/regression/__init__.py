@@ -650,6 +650,25 @@ class SpearmanCorrCoef(Metric):
         return _out(spearman_from_ranks(ranks_p, ranks_t, valid, eps=1e-6), self.num_outputs)
 
 
+def _check_kendall_args(variant: str, t_test: bool, alternative: str | None) -> None:
+    """TorchMetrics' checks of Kendall's arguments, with its messages (class and function)."""
+    if not isinstance(t_test, bool):
+        raise ValueError(
+            f"Argument `t_test` is expected to be of a type `bool`, but got {type(t_test)}."
+        )
+    if t_test and alternative is None:
+        raise ValueError("Argument `alternative` is required if `t_test=True` but got `None`.")
+    if variant not in KENDALL_VARIANTS:
+        raise ValueError(
+            f"Invalid variant: expected one of {list(KENDALL_VARIANTS)}, but got {variant}."
+        )
+    if t_test and alternative not in KENDALL_ALTERNATIVES:
+        raise ValueError(
+            f"Invalid alternative: expected one of {list(KENDALL_ALTERNATIVES)}, but got "
+            f"{alternative}."
+        )
+
+
 class KendallRankCorrCoef(Metric):
     """TorchMetrics' `KendallRankCorrCoef`: Kendall's tau (`variant` "a", "b" or "c") and,
     with `t_test=True`, the asymptotic p-value of the test `alternative` ("two-sided", "less",
@@ -679,21 +698,7 @@ class KendallRankCorrCoef(Metric):
         capacity: int = 1 << 16,
         **kwargs: Any,
     ) -> None:
-        if not isinstance(t_test, bool):
-            raise ValueError(
-                f"Argument `t_test` is expected to be of a type `bool`, but got {type(t_test)}."
-            )
-        if t_test and alternative is None:
-            raise ValueError("Argument `alternative` is required if `t_test=True` but got `None`.")
-        if variant not in KENDALL_VARIANTS:
-            raise ValueError(
-                f"Invalid variant: expected one of {list(KENDALL_VARIANTS)}, but got {variant}."
-            )
-        if t_test and alternative not in KENDALL_ALTERNATIVES:
-            raise ValueError(
-                f"Invalid alternative: expected one of {list(KENDALL_ALTERNATIVES)}, but got "
-                f"{alternative}."
-            )
+        _check_kendall_args(variant, t_test, alternative)
         self.num_outputs = _check_outputs("num_outputs", num_outputs)
         self.capacity = _check_outputs("capacity", capacity)
         super().__init__(**kwargs)

@@ -15,10 +15,12 @@ import torch
 from torch import Tensor
 
 from torchtally.compat.torchmetrics.functional._one_batch import compat_class, one_batch
-from torchtally.compat.torchmetrics.regression import _RESULT_DTYPE, _check_ensemble
+from torchtally.compat.torchmetrics.regression import (
+    _RESULT_DTYPE,
+    _check_ensemble,
+    _check_kendall_args,
+)
 from torchtally.functional.regression import (
-    KENDALL_ALTERNATIVES,
-    KENDALL_VARIANTS,
     average_ranks,
     crps_rows,
     kendall_p_value,
@@ -384,21 +386,7 @@ def kendall_rank_corrcoef(
         >>> kendall_rank_corrcoef(torch.tensor([2.5, 0.0, 2, 8]), torch.tensor([3, -0.5, 2, 1]))
         tensor(0.3333)
     """
-    if not isinstance(t_test, bool):
-        raise ValueError(
-            f"Argument `t_test` is expected to be of a type `bool`, but got {type(t_test)}."
-        )
-    if t_test and alternative is None:
-        raise ValueError("Argument `alternative` is required if `t_test=True` but got `None`.")
-    if variant not in KENDALL_VARIANTS:
-        raise ValueError(
-            f"Invalid variant: expected one of {list(KENDALL_VARIANTS)}, but got {variant}."
-        )
-    if t_test and alternative not in KENDALL_ALTERNATIVES:
-        raise ValueError(
-            f"Invalid alternative: expected one of {list(KENDALL_ALTERNATIVES)}, but got "
-            f"{alternative}."
-        )
+    _check_kendall_args(variant, t_test, alternative)
     _same_shape(preds, target)
     _one_or_two_dims(preds, target)
     stats = kendall_statistics(preds, target)
