@@ -52,33 +52,56 @@ AGGREGATIONS: tuple[str | Callable[..., torch.Tensor], ...] = (
 
 
 def _break_deciding_ties(
-    preds: torch.Tensor, target: torch.Tensor, indexes: torch.Tensor, cuts: range | list[int]
+    preds: torch.Tensor,
+    target: torch.Tensor,
+    indexes: torch.Tensor,
+    cuts: range | list[int],
+    batch: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """`preds` with every tie whose order decides a value broken by input position.
 
     Within a query, a run of equal scores with mixed targets that a cut k splits (k candidates
     before the run's end and not all before its start) would be ordered differently by the two
-    libraries' sorts.
+    libraries' sorts. With `batch` (each row's update), the query's rows within one update are
+    looked at too: `forward` ranks the first update's rows alone.
     """
     preds = preds.clone()
     for query in indexes.unique().tolist():
         where = (indexes == query).nonzero().flatten()
         p, t = preds[where], target[where]
-        deciding = False
-        for value in p.unique().tolist():
-            tied = p == value
-            if tied.sum() < 2 or t[tied].unique().numel() < 2:
-                continue
-            above = int((p > value).sum())
-            end = above + int(tied.sum())
-            if any(above < k < end for k in cuts):
-                deciding = True
+        parts = [torch.ones_like(t, dtype=torch.bool)]
+        if batch is not None:
+            parts += [batch[where] == b for b in batch[where].unique().tolist()]
+        deciding = any(_decides(p[part], t[part], cuts) for part in parts)
         if deciding:
             # Distinct scores, the same order otherwise: rank ties by position.
             order = sorted(range(len(where)), key=lambda i: (-float(p[i]), i))
             for rank, i in enumerate(order):
                 preds[where[i]] = float(len(where) - rank) / len(where)
     return preds
+
+
+def _decides(p: torch.Tensor, t: torch.Tensor, cuts: range | list[int]) -> bool:
+    """Whether a run of equal scores with mixed targets is split by a cut k."""
+    for value in p.unique().tolist():
+        tied = p == value
+        if tied.sum() < 2 or t[tied].unique().numel() < 2:
+            continue
+        above = int((p > value).sum())
+        end = above + int(tied.sum())
+        if any(above < k < end for k in cuts):
+            return True
+    return False
+
+
+def _batch_of(target: torch.Tensor) -> torch.Tensor:
+    """Each row's update in `_batches` (0 or 1)."""
+    kept = (target >= 0).nonzero().flatten().tolist()
+    half = target.shape[0] // 2
+    rows = torch.arange(target.shape[0])
+    if not kept or not (min(kept) < half <= max(kept)):
+        return torch.zeros_like(rows)
+    return (rows >= half).long()
 
 
 @st.composite
@@ -170,6 +193,27 @@ def _ignore(ignore: bool) -> int | None:
 # ------------------------------------------------------------------------------- classes
 
 
+def test_a_tie_split_only_within_the_first_update_is_broken() -> None:
+    # Found by hypothesis: over the whole data the tie at 0.0 is not split by top_k=2 (two
+    # 0.25 rank above it), but in the first update's rows alone it is, and `forward` ranks
+    # those; the libraries' sorts order such a tie differently (TorchMetrics' is unstable).
+    preds = torch.tensor([0.0, 0.25, -2.0, 0.0, 0.25, -2.0, -2.0, -2.0, 0.0])
+    target = torch.tensor([0, 1, 0, 1, 0, -1, -1, -1, -1])
+    indexes = torch.tensor([0, 0, 0, 0, 0, 0, 0, 0, 1])
+    kept = target >= 0
+    preds[kept] = _break_deciding_ties(
+        preds[kept], target[kept], indexes[kept], [2], _batch_of(target)[kept]
+    )
+    assert preds[0] != preds[3]
+    kwargs = {"ignore_index": -1, "top_k": 2}
+    batches = _batches(preds, target, indexes)
+    _assert_same_or_same_error(
+        lambda: _run(tmr, "RetrievalAUROC", kwargs, batches),
+        lambda: _run(ocr, "RetrievalAUROC", kwargs, batches),
+        "positive",
+    )
+
+
 @settings(max_examples=120, deadline=None)
 @given(
     data=st.data(),
@@ -190,7 +234,9 @@ def test_auroc_class_matches_torchmetrics(
     preds, target, indexes = data.draw(_queries(ignore))
     kept = target >= 0
     cuts = [] if top_k is None else [top_k]
-    preds[kept] = _break_deciding_ties(preds[kept], target[kept], indexes[kept], cuts)
+    preds[kept] = _break_deciding_ties(
+        preds[kept], target[kept], indexes[kept], cuts, _batch_of(target)[kept]
+    )
     kwargs = {
         "empty_target_action": action,
         "ignore_index": _ignore(ignore),
@@ -220,7 +266,9 @@ def test_fall_out_class_matches_torchmetrics(
     preds, target, indexes = data.draw(_queries(ignore))
     kept = target >= 0
     cuts = [] if top_k is None else [top_k]
-    preds[kept] = _break_deciding_ties(preds[kept], target[kept], indexes[kept], cuts)
+    preds[kept] = _break_deciding_ties(
+        preds[kept], target[kept], indexes[kept], cuts, _batch_of(target)[kept]
+    )
     kwargs = {
         "empty_target_action": action,
         "ignore_index": _ignore(ignore),
@@ -256,7 +304,9 @@ def test_precision_recall_curve_classes_match_torchmetrics(
 ) -> None:
     preds, target, indexes = data.draw(_queries(ignore))
     kept = target >= 0
-    preds[kept] = _break_deciding_ties(preds[kept], target[kept], indexes[kept], range(1, 64))
+    preds[kept] = _break_deciding_ties(
+        preds[kept], target[kept], indexes[kept], range(1, 64), _batch_of(target)[kept]
+    )
     kwargs: dict[str, Any] = {
         "max_k": max_k,
         "adaptive_k": adaptive_k,
