@@ -19,6 +19,7 @@ from torchtally.functional.curves._curves import (
     precision_recall_curve,
     roc_curve,
 )
+from torchtally.functional.curves._partial import mcclish_standardized, partial_roc_areas
 
 __all__ = [
     "AVERAGES",
@@ -35,6 +36,8 @@ __all__ = [
     "exact_average_precision",
     "exact_pr_curve",
     "exact_roc",
+    "mcclish_standardized",
+    "partial_roc_areas",
     "precision_recall_curve",
     "roc_curve",
 ]

@@ -54,6 +54,7 @@ from torch import Tensor
 
 from torchtally._errors import check_choice, check_int
 from torchtally.functional._checks import check_tensor
+from torchtally.functional.curves import mcclish_standardized, partial_roc_areas
 
 __all__ = [
     "AGGREGATIONS",
@@ -429,12 +430,8 @@ def _auroc_values(
     else:
         x0, x1 = fp0 / neg_g, (fp0 + dn) / neg_g
         y0, y1 = tp0 / pos_g, (tp0 + dp) / pos_g
-        width = (torch.clamp(x1, max=max_fpr) - x0).clamp(min=0.0)
-        fraction = torch.where(x1 > x0, width / (x1 - x0).clamp(min=1e-300), 0.0)
-        y_cut = y0 + (y1 - y0) * fraction
-        partial = per_group(torch.where(is_head, width * (y0 + y_cut) / 2.0, 0.0))
-        min_area = 0.5 * max_fpr**2
-        value = 0.5 * (1.0 + (partial - min_area) / (max_fpr - min_area))
+        areas = partial_roc_areas(x0, x1, y0, y1, max_fpr)
+        value = mcclish_standardized(per_group(torch.where(is_head, areas, 0.0)), max_fpr)
     both = torch.logical_and(num_pos > 0, num_neg > 0)
     return torch.where(both, value, 0.0)
 

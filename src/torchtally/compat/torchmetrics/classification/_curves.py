@@ -38,6 +38,8 @@ from torchtally.functional.curves import (
     binned_roc,
     exact_pr_curve,
     exact_roc,
+    mcclish_standardized,
+    partial_roc_areas,
 )
 
 __all__ = [
@@ -389,24 +391,12 @@ class BinaryAUROC(_BinaryCurve):
 
 def _mcclish_partial_auc(fpr: Tensor, tpr: Tensor, max_fpr: float) -> Tensor:
     """TorchMetrics' partial AUC up to `max_fpr` (tpr interpolated there), McClish-standardized
-    to 0.5 for a non-discriminant and 1 for a perfect classifier. The cut is a mask over the
-    ROC's segments (no data-dependent slicing), so a binned compute still traces. As in
+    to 0.5 for a non-discriminant and 1 for a perfect classifier (the native
+    `partial_roc_areas` and `mcclish_standardized`: a binned compute still traces). As in
     TorchMetrics, a curve whose first point already lies past `max_fpr` has partial area 0."""
     fpr, tpr = fpr.double(), tpr.double()
-    limit = torch.tensor(max_fpr, dtype=fpr.dtype, device=fpr.device)
-    stop = torch.bucketize(limit, fpr, right=True).reshape(1)  # points at or before the cut
-    inside = (stop > 0) & (stop < fpr.numel())
-    right = stop.clamp(1, fpr.numel() - 1)
-    left_x, right_x = fpr.gather(0, right - 1), fpr.gather(0, right)
-    left_y, right_y = tpr.gather(0, right - 1), tpr.gather(0, right)
-    cut_y = left_y + (max_fpr - left_x) / (right_x - left_x) * (right_y - left_y)
-    segment_end = torch.arange(1, fpr.numel(), device=fpr.device)
-    whole = (segment_end < stop).to(fpr.dtype)  # segments ending before the cut
-    trapezoids = 0.5 * (tpr[1:] + tpr[:-1]) * (fpr[1:] - fpr[:-1])
-    cut = torch.where(inside, 0.5 * (left_y + cut_y) * (max_fpr - left_x), 0.0)
-    area = (trapezoids * whole).sum() + cut[0]
-    min_area = 0.5 * max_fpr**2
-    return 0.5 * (1 + (area - min_area) / (max_fpr - min_area))
+    area = partial_roc_areas(fpr[:-1], fpr[1:], tpr[:-1], tpr[1:], max_fpr).sum()
+    return mcclish_standardized(area, max_fpr)
 
 
 class BinaryAveragePrecision(_BinaryCurve):
