@@ -9,8 +9,8 @@ from torch import Tensor
 
 from torchtally.functional._blocks import add_pieces, blocked
 from torchtally.functional._checks import check_same_shape, count_negative, count_nonfinite
+from torchtally.functional._workspace import float64_scratch, scratch_allowed
 from torchtally.functional.regression._fused import common_dtype, constants, under_vmap
-from torchtally.functional.regression._workspace import float64_scratch, scratch_allowed
 
 __all__ = [
     "add_weighted",

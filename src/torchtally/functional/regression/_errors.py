@@ -8,7 +8,7 @@ from torch import Tensor
 from torchtally._errors import check_choice
 from torchtally.functional._blocks import add_pieces, blocked
 from torchtally.functional._checks import check_same_shape, count_nonfinite
-from torchtally.functional.regression._workspace import (
+from torchtally.functional._workspace import (
     float64_scratch,
     leading,
     scratch_allowed,

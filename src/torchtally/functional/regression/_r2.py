@@ -10,13 +10,13 @@ from torch import Tensor
 from torchtally._errors import check_choice
 from torchtally.functional._blocks import blocked
 from torchtally.functional._checks import check_same_shape, count_nonfinite
-from torchtally.functional.regression._errors import LABEL_MARK, PREDICTION_MARK
-from torchtally.functional.regression._fused import count_table, difference_table
-from torchtally.functional.regression._workspace import (
+from torchtally.functional._workspace import (
     float64_scratch,
     leading,
     scratch_allowed,
 )
+from torchtally.functional.regression._errors import LABEL_MARK, PREDICTION_MARK
+from torchtally.functional.regression._fused import count_table, difference_table
 
 __all__ = [
     "MULTIOUTPUT",
