@@ -111,11 +111,11 @@ def test_float_ranks_in_blocks_and_batch_shapes(small_blocks: None) -> None:
 
 @pytest.mark.parametrize("rows", [40, 300])  # one piece; blocks of 700 scores
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+@pytest.mark.parametrize("classes", [5, 23])  # short rows (spread, class table), long rows
 def test_float_ranks_count_samples_with_non_finite_scores_and_bad_labels(
-    small_blocks: None, rows: int, dtype: torch.dtype
+    small_blocks: None, rows: int, dtype: torch.dtype, classes: int
 ) -> None:
     g = torch.Generator().manual_seed(7)
-    classes = 23
     scores = torch.randn(rows, classes, generator=g).to(dtype)
     flat = scores.view(-1)
     picks = torch.randperm(flat.numel(), generator=g)[:37]

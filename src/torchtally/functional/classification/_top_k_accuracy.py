@@ -26,6 +26,7 @@ from torchtally.functional._checks import (
     count_nonfinite,
     count_outside,
 )
+from torchtally.functional._workspace import float32_scratch
 from torchtally.functional.classification._fused import device_constant
 from torchtally.functional.classification._inputs import check_index_labels
 
@@ -216,18 +217,17 @@ def _eager_ranks(
     A CPU comparison that writes bools is several times slower than the same comparison
     writing floats (the float kernels are vectorized), and a bool mask then costs a logical
     op per combination; so the comparisons write float32 0/1 and combine by arithmetic:
-    rank = sum(score > label score) + sum((score == label score) * (class > label)), the
-    last mask one float comparison of the class numbers against the label (an indexed copy
-    of a cached table costs several times more). Large batches go in blocks of cache-sized
-    buffers reused by every block. The non-finite count reuses a buffer while the scores
-    are in cache (`_nonfinite_rows_into`).
+    rank = sum(score > label score) + sum((score == label score) * (class > label)). The
+    masks live in this thread's reused float32 buffers (fresh batch-sized masks page-fault
+    in on every call), and large batches go through them in blocks. The non-finite check
+    rides on the rank sum: `0 * score` added to the row's mask is NaN exactly where a score is
+    NaN or infinite, so such a row's rank is NaN (never below k), and the NaN ranks are the
+    count.
     """
     rows, num_classes = flat.shape
     if flat.requires_grad:  # model outputs passed undetached: out= ops refuse them
         flat = flat.detach()
-    ones, classes = _ones(num_classes), _classes(num_classes)
-    # int64 labels against float32 class numbers: one comparison that converts the (N, 1)
-    # labels on the fly, cheaper than converting them first
+    ones = _ones(num_classes)
     label_column = clamped.view(-1, 1)
     block = (
         blocked(flat, num_classes, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
@@ -235,43 +235,45 @@ def _eager_ranks(
         else None
     )
     if block is None or block >= rows:
-        label_score = _spread(flat.gather(1, label_column), num_classes)
-        ahead, ties, above = flat.new_empty((3, rows, num_classes), dtype=torch.float32).unbind()
-        torch.gt(flat, label_score, out=ahead)
-        torch.eq(flat, label_score, out=ties)
-        torch.gt(classes, label_column, out=above)
-        ahead.addcmul_(ties, above)
-        ranks = torch.mv(ahead, ones) if bias is None else torch.addmv(bias, ahead, ones, beta=beta)
-        return ranks, _nonfinite_rows_into(flat, ties) if with_nonfinite else None
+        block = rows
+    short = num_classes < _SHORT_ROWS
+    buffers = float32_scratch(4 if short else 3, block * num_classes)
     ranks = flat.new_empty(rows, dtype=torch.float32)
-    ahead, ties, above = flat.new_empty((3, block, num_classes), dtype=torch.float32).unbind()
-    nonfinite: Tensor | None = None
     for start in range(0, rows, block):
         stop = min(start + block, rows)
-        size = stop - start
-        piece, a, t, u = flat[start:stop], ahead[:size], ties[:size], above[:size]
-        piece_labels = label_column[start:stop]
-        label_score = _spread(piece.gather(1, piece_labels), num_classes)
-        torch.gt(piece, label_score, out=a)
-        torch.eq(piece, label_score, out=t)
-        torch.gt(classes, piece_labels, out=u)
-        a.addcmul_(t, u)
-        if bias is None:
-            torch.mv(a, ones, out=ranks[start:stop])
+        size = (stop - start) * num_classes
+        ahead, ties, above = (b[:size].view(-1, num_classes) for b in buffers[:3])
+        piece = flat if stop - start == rows else flat[start:stop]
+        piece_labels = label_column if stop - start == rows else label_column[start:stop]
+        label_score = piece.gather(1, piece_labels)
+        if short:
+            # Short rows compare poorly against a broadcast (N, 1) operand (the kernels loop
+            # over a few classes per row): the label scores are spread to a full copy, and the
+            # classes above each label are rows of a cached table (one indexed copy; the
+            # broadcast comparison of the class numbers took 2.5x as long at 16384 x 10).
+            label_score = (
+                buffers[3][:size].view(-1, num_classes).copy_(label_score.expand(-1, num_classes))
+            )
+            torch.index_select(_above_table(num_classes), 0, piece_labels.view(-1), out=above)
         else:
-            torch.addmv(bias[start:stop], a, ones, beta=beta, out=ranks[start:stop])
+            # int64 labels against float32 class numbers: one comparison that converts the
+            # (N, 1) labels on the fly, cheaper than converting them first
+            torch.gt(_classes(num_classes), piece_labels, out=above)
+        torch.gt(piece, label_score, out=ahead)
+        torch.eq(piece, label_score, out=ties)
+        ahead.addcmul_(ties, above)
         if with_nonfinite:
-            count = _nonfinite_rows_into(piece, t)
-            nonfinite = count if nonfinite is None else nonfinite.add_(count)
-    return ranks, nonfinite
-
-
-def _nonfinite_rows_into(scores: Tensor, buffer: Tensor) -> Tensor:
-    """Rows of `(N, C)` `scores` holding a NaN or an infinite score, with `buffer` (float32,
-    same shape) as scratch: `0 * score` is 0, or NaN for such a score, and the sum of a row of
-    them (a matrix-vector product with ones) is NaN exactly then."""
-    flags = torch.mv(torch.mul(scores, 0.0, out=buffer), _ones(scores.shape[1]))
-    return torch.count_nonzero(flags)  # NaN counts as non-zero
+            ahead.add_(piece, alpha=0.0)
+        out = ranks if stop - start == rows else ranks[start:stop]
+        if bias is None:
+            torch.mv(ahead, ones, out=out)
+        else:
+            part = bias if stop - start == rows else bias[start:stop]
+            torch.addmv(part, ahead, ones, beta=beta, out=out)
+    if not with_nonfinite:
+        return ranks, None
+    # NaN counts as non-zero; 0 * a finite rank is 0
+    return ranks, torch.count_nonzero(ranks * 0.0)
 
 
 def _zero(like: Tensor) -> Tensor:
@@ -291,19 +293,13 @@ def count_nonfinite_rows(predictions: Tensor) -> Tensor:
     return torch.count_nonzero((predictions * 0.0).sum(-1))
 
 
-def _spread(label_score: Tensor, num_classes: int) -> Tensor:
-    """The `(N, 1)` label scores, copied out to `(N, C)` for short rows (see `_SHORT_ROWS`)."""
-    if num_classes >= _SHORT_ROWS:
-        return label_score
-    return label_score.expand(-1, num_classes).contiguous()
-
-
-#: From this many scores the eager ranks go in blocks of about `_BLOCK` scores: three float32
-#: buffers of a whole large batch would be fresh pages (page faults) on every call. Below it,
-#: one piece: each block repeats every dispatch (16384 x 10 scores: 470 -> 390 us in one
-#: piece; 2^18-score blocks beat 2^17 from 16384 x 100 up, interleaved thread-CPU medians).
-_BLOCK_FROM = 1 << 19
-_BLOCK = 1 << 18
+#: From this many scores the eager ranks go in blocks of about `_BLOCK` scores, through the
+#: thread's reused float32 mask buffers: four masks and the scores of a block stay within this
+#: CPU's 2 MiB L2. (Blocks of 2^16 against 2^18 from 2^19, interleaved thread-CPU medians,
+#: 2026-11-29: 16384 x 100 2.44 vs 3.27 ms, 1024 x 1000 1.38 vs 2.06 ms, 262144 x 10 9.4 vs
+#: 10.7 ms; blocks of 2^14 were slower than both, each block repeating every dispatch.)
+_BLOCK_FROM = 1 << 17
+_BLOCK = 1 << 16
 
 
 @functools.lru_cache(maxsize=16)
@@ -311,6 +307,13 @@ def _ones(num_classes: int) -> Tensor:
     """float32 ones to sum rows by: a matrix-vector product of 0/1 rows is exact (sums below
     2**24) and, over short rows, several times faster than `sum(1)`."""
     return torch.ones(num_classes, dtype=torch.float32, device="cpu")
+
+
+@functools.lru_cache(maxsize=16)
+def _above_table(num_classes: int) -> Tensor:
+    """float32 `(C, C)` table whose row `l` marks the classes above `l` (1 where j > l)."""
+    classes = torch.arange(num_classes, device="cpu")
+    return (classes.view(1, -1) > classes.view(-1, 1)).to(torch.float32)
 
 
 @functools.lru_cache(maxsize=16)
