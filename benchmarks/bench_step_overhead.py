@@ -184,7 +184,10 @@ def measure(name: str, factory: Callable[[], nn.Module], inputs: Tensor, rounds:
     base = timings["bare step"].median_s
     q1, paired, q3 = paired_ratio(timings["torchtally"], timings["bare step"])
     s1, separate, s3 = paired_ratio(timings["five separate"], timings["bare step"])
-    guards = {kind: guard_evaluation_us(calls[kind]) for kind in ("bare step", "torchtally")}
+    guards = {
+        kind: guard_evaluation_us(calls[kind])
+        for kind in ("bare step", "torchtally", "five separate")
+    }
     row = {
         "model": name,
         "batch": inputs.shape[0],
@@ -204,6 +207,7 @@ def measure(name: str, factory: Callable[[], nn.Module], inputs: Tensor, rounds:
         ),
         "guard evaluation µs (bare step)": guards["bare step"],
         "guard evaluation µs (torchtally step)": guards["torchtally"],
+        "guard evaluation µs (five separate step)": guards["five separate"],
         "metrics alone ms": round(timings["metrics alone"].median_s * 1e3, 3),
         "metrics alone % of bare step": round(timings["metrics alone"].median_s / base * 100, 2),
         "graphs (torchtally step)": after_warmup["torchtally"],
