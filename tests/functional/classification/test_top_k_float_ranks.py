@@ -185,3 +185,33 @@ def test_float_ranks_at_the_default_sizes_match_sklearn(
     metric.update(labels, scores)
     assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
     assert float(top_k_accuracy(labels, scores, k=5)) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("classes", [5, 17])  # short rows (label scores spread out), long rows
+def test_float_ranks_keep_float64_scores_apart_that_float32_would_tie(
+    small_blocks: None, classes: int
+) -> None:
+    # 1 + j * 1e-12 are distinct in float64 and all 1.0 in float32: a label score rounded to
+    # float32 would tie with every class and rank by index instead of by score
+    g = torch.Generator().manual_seed(9)
+    rows = 300
+    steps = torch.stack([torch.randperm(classes, generator=g) for _ in range(rows)])
+    scores = 1.0 + steps.to(torch.float64) * 1e-12
+    labels = torch.randint(0, classes, (rows,), generator=g)
+    for k in (1, 3):
+        expected = _rule_hits(labels.tolist(), scores.tolist(), k) / rows
+        metric = TopKAccuracyMetric(k)
+        metric.update(labels, scores)
+        assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
+
+
+def test_float_ranks_of_subnormal_scores(small_blocks: None) -> None:
+    # the short-row spread is an outer product with ones: subnormal scores stay themselves
+    g = torch.Generator().manual_seed(10)
+    rows, classes = 200, 6
+    scores = torch.randint(1, 5, (rows, classes), generator=g).float() * 1e-45
+    labels = torch.randint(0, classes, (rows,), generator=g)
+    expected = _rule_hits(labels.tolist(), scores.tolist(), 2) / rows
+    metric = TopKAccuracyMetric(2)
+    metric.update(labels, scores)
+    assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)

@@ -251,9 +251,7 @@ def _eager_ranks(
             # over a few classes per row): the label scores are spread to a full copy, and the
             # classes above each label are rows of a cached table (one indexed copy; the
             # broadcast comparison of the class numbers took 2.5x as long at 16384 x 10).
-            label_score = (
-                buffers[3][:size].view(-1, num_classes).copy_(label_score.expand(-1, num_classes))
-            )
+            label_score = _spread(label_score, buffers[3][:size].view(-1, num_classes))
             torch.index_select(_above_table(num_classes), 0, piece_labels.view(-1), out=above)
         else:
             # int64 labels against float32 class numbers: one comparison that converts the
@@ -274,6 +272,16 @@ def _eager_ranks(
         return ranks, None
     # NaN counts as non-zero; 0 * a finite rank is 0
     return ranks, torch.count_nonzero(ranks * 0.0)
+
+
+def _spread(label_score: Tensor, buffer: Tensor) -> Tensor:
+    """The `(N, 1)` label scores copied out to `(N, C)`, in the scores' own dtype: into the
+    float32 `buffer` as an outer product with a row of ones (a BLAS call, exact: each score
+    times 1; 0.44x the time of an expanded copy at 16384 x 10), or a fresh copy for other
+    dtypes (a float64 score must not be rounded to the float32 buffer)."""
+    if label_score.dtype != torch.float32:
+        return label_score.expand(-1, buffer.shape[1]).contiguous()
+    return torch.mm(label_score, _ones(buffer.shape[1]).view(1, -1), out=buffer)
 
 
 def _zero(like: Tensor) -> Tensor:
