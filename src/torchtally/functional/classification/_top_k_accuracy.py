@@ -227,8 +227,6 @@ def _eager_ranks(
     rows, num_classes = flat.shape
     if flat.requires_grad:  # model outputs passed undetached: out= ops refuse them
         flat = flat.detach()
-    ones = _ones(num_classes)
-    label_column = clamped.view(-1, 1)
     block = (
         blocked(flat, num_classes, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
         if rows * num_classes >= _BLOCK_FROM
@@ -237,36 +235,45 @@ def _eager_ranks(
     if block is None or block >= rows:
         block = rows
     short = num_classes < _SHORT_ROWS
-    buffers = float32_scratch(4 if short else 3, block * num_classes)
+    # The masks of a full block, viewed once (a slice and a view are a dispatch each, per
+    # buffer and block); a ragged last block takes their leading rows.
+    masks = [
+        b[: block * num_classes].view(block, num_classes)
+        for b in float32_scratch(4 if short else 3, block * num_classes)
+    ]
+    ones = _ones(num_classes)
+    ones_row = ones.view(1, -1)
     ranks = flat.new_empty(rows, dtype=torch.float32)
     for start in range(0, rows, block):
+        whole = start == 0 and block == rows
         stop = min(start + block, rows)
-        size = (stop - start) * num_classes
-        ahead, ties, above = (b[:size].view(-1, num_classes) for b in buffers[:3])
-        piece = flat if stop - start == rows else flat[start:stop]
-        piece_labels = label_column if stop - start == rows else label_column[start:stop]
-        label_score = piece.gather(1, piece_labels)
+        ahead, ties, above, *spread = (
+            masks if stop - start == block else [m[: stop - start] for m in masks]
+        )
+        piece = flat if whole else flat[start:stop]
+        piece_labels = clamped if whole else clamped[start:stop]
+        label_score = piece.gather(1, piece_labels.view(-1, 1))
         if short:
             # Short rows compare poorly against a broadcast (N, 1) operand (the kernels loop
             # over a few classes per row): the label scores are spread to a full copy, and the
             # classes above each label are rows of a cached table (one indexed copy; the
             # broadcast comparison of the class numbers took 2.5x as long at 16384 x 10).
-            label_score = _spread(label_score, buffers[3][:size].view(-1, num_classes))
-            torch.index_select(_above_table(num_classes), 0, piece_labels.view(-1), out=above)
+            label_score = _spread(label_score, spread[0], ones_row)
+            torch.index_select(_above_table(num_classes), 0, piece_labels, out=above)
         else:
             # int64 labels against float32 class numbers: one comparison that converts the
             # (N, 1) labels on the fly, cheaper than converting them first
-            torch.gt(_classes(num_classes), piece_labels, out=above)
+            torch.gt(_classes(num_classes), piece_labels.view(-1, 1), out=above)
         torch.gt(piece, label_score, out=ahead)
         torch.eq(piece, label_score, out=ties)
         ahead.addcmul_(ties, above)
         if with_nonfinite:
             ahead.add_(piece, alpha=0.0)
-        out = ranks if stop - start == rows else ranks[start:stop]
+        out = ranks if whole else ranks[start:stop]
         if bias is None:
             torch.mv(ahead, ones, out=out)
         else:
-            part = bias if stop - start == rows else bias[start:stop]
+            part = bias if whole else bias[start:stop]
             torch.addmv(part, ahead, ones, beta=beta, out=out)
     if not with_nonfinite:
         return ranks, None
@@ -274,14 +281,14 @@ def _eager_ranks(
     return ranks, torch.count_nonzero(ranks * 0.0)
 
 
-def _spread(label_score: Tensor, buffer: Tensor) -> Tensor:
+def _spread(label_score: Tensor, buffer: Tensor, ones_row: Tensor) -> Tensor:
     """The `(N, 1)` label scores copied out to `(N, C)`, in the scores' own dtype: into the
-    float32 `buffer` as an outer product with a row of ones (a BLAS call, exact: each score
+    float32 `buffer` as an outer product with `ones_row` (a BLAS call, exact: each score
     times 1; 0.44x the time of an expanded copy at 16384 x 10), or a fresh copy for other
     dtypes (a float64 score must not be rounded to the float32 buffer)."""
     if label_score.dtype != torch.float32:
         return label_score.expand(-1, buffer.shape[1]).contiguous()
-    return torch.mm(label_score, _ones(buffer.shape[1]).view(1, -1), out=buffer)
+    return torch.mm(label_score, ones_row, out=buffer)
 
 
 def _zero(like: Tensor) -> Tensor:
