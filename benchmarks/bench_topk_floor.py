@@ -11,10 +11,12 @@ check cost (the floor) and what torchtally adds on top of it (its own overhead):
   comparison of every score, a sum per row, the hits);
 - `sklearn rule`: the scikit-learn rank with float masks into reused buffers (a strict
   comparison, a tie comparison and a class-index comparison combined by `addcmul_`, rows summed
-  by one matrix-vector product; short rows compare against a contiguous copy of the label
-  score): the least eager torch found for that rule;
-- `+ non-finite count`: that plus `1 + 0·x` into a reused buffer and a NaN-skipping sum (two
-  passes), the cheapest exact count of NaN and infinite scores found;
+  by one matrix-vector product; short rows compare against the label score spread by an outer
+  product with ones, and take the classes above each label from a cached table): the least
+  eager torch found for that rule;
+- `+ non-finite count`: that plus `0·x` added to the masks before the row sum (a row with a NaN
+  or infinite score gets a NaN rank) and a count of the NaN ranks, the cheapest exact count of
+  such rows found (`1 + 0·x` and a NaN-skipping sum, two passes, before 2026-11-29);
 - `+ label check`: that plus what labels outside `[0, num_classes)` need (clamped before the
   gather, compared with the clamped copy into a 0/1 float mask, counted, and kept out of the
   hits by adding k times the mask to their ranks): the floor of value checks on;
@@ -61,9 +63,11 @@ def _group(n: int, classes: int) -> tuple[dict[str, Callable[[], object]], dict[
     labels = torch.randint(0, classes, (n,), generator=g)
     scores = torch.randn(n, classes, generator=g)
     column = labels.view(-1, 1)
-    ahead, ties, above = torch.empty(3, n, classes).unbind()
+    ahead, ties, above, spread = torch.empty(4, n, classes).unbind()
     class_numbers = torch.arange(classes, dtype=torch.float32)
-    ones, one = torch.ones(classes), torch.ones(())
+    above_table = (class_numbers.view(1, -1) > class_numbers.view(-1, 1)).float()
+    ones = torch.ones(classes)
+    ones_row = ones.view(1, -1)
     outside_mask = torch.empty(n, 1)
 
     def torcheval_rule() -> torch.Tensor:
@@ -74,23 +78,27 @@ def _group(n: int, classes: int) -> tuple[dict[str, Callable[[], object]], dict[
         index = column.clamp(0, classes - 1) if check_labels else column
         label_score = scores.gather(1, index)
         if classes < SHORT_ROWS:
-            label_score = label_score.expand(-1, classes).contiguous()
+            label_score = torch.mm(label_score, ones_row, out=spread)
+            torch.index_select(above_table, 0, index.view(-1), out=above)
+        else:
+            torch.gt(class_numbers, index, out=above)
         torch.gt(scores, label_score, out=ahead)
         torch.eq(scores, label_score, out=ties)
-        torch.gt(class_numbers, index, out=above)
         ahead.addcmul_(ties, above)
+        if count:
+            ahead.add_(scores, alpha=0.0)  # NaN in the rank of a row with a non-finite score
         if check_labels:
             outside = torch.ne(index, column, out=outside_mask).view(-1)
             ranks = torch.addmv(outside, ahead, ones, beta=K)
         else:
             ranks = torch.mv(ahead, ones)
+        nonfinite = torch.count_nonzero(ranks * 0.0) if count else None
         hits = ranks.lt_(K).sum()
-        if not count:
+        if nonfinite is None:
             return (hits,)
-        finite = torch.add(one, scores, alpha=0.0, out=ties).nansum()
         if not check_labels:
-            return hits, n * classes - finite
-        return hits, n * classes - finite, torch.count_nonzero(outside)
+            return hits, nonfinite
+        return hits, nonfinite, torch.count_nonzero(outside)
 
     # The hand-written ranks count what torchtally counts (random scores have no ties, so the
     # torcheval rule agrees too): a floor of other arithmetic would measure nothing.
