@@ -2,8 +2,8 @@
 budget (issue 26).
 
 Inside a compiled training step every guard is checked on every call, with the caches cold
-from the backward pass: for the five metrics below that was 85 µs of a 5 ms MLP step, the
-largest single part of their cost there (docs: Performance, the compiled-step section). The
+from the backward pass: for the five metrics below that was 85 µs of a 5 ms MLP step, over a
+third of what they added to it (docs: Performance, the compiled-step section). The
 count does not depend on timing, so it can be a budget: a change that makes the traced update
 read more Python objects fails here, and one that reads fewer should lower `GUARDS`.
 """
