@@ -215,3 +215,69 @@ def test_float_ranks_of_subnormal_scores(small_blocks: None) -> None:
     metric = TopKAccuracyMetric(2)
     metric.update(labels, scores)
     assert float(metric.compute()) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("check_values", [True, False])
+@pytest.mark.parametrize("classes", [5, 23])  # short rows, long rows
+def test_metric_tallies_count_hits_of_valid_labels_and_each_error(
+    small_blocks: None, check_values: bool, classes: int
+) -> None:
+    # the metric adds the eager counts with one index_add_: each lands in its own slot
+    g = torch.Generator().manual_seed(10)
+    rows = 300
+    scores = torch.randint(0, 3, (rows, classes), generator=g).float()
+    scores[7, 2] = math.nan
+    scores[11, 0] = -math.inf
+    labels = torch.randint(-2, classes + 2, (rows,), generator=g)
+    metric = TopKAccuracyMetric(3, check_values=check_values)
+    metric.update(labels, scores)
+    metric.update(labels[:100], scores[:100])
+    both = (torch.cat([labels, labels[:100]]), torch.cat([scores, scores[:100]]))
+    inside = [(i, x) for i, x in enumerate(both[0].tolist()) if 0 <= x < classes]
+    finite = torch.isfinite(both[1]).all(-1).tolist()
+    # with value checks a sample with a non-finite score is no hit (compute raises for it)
+    ranked = [(i, x) for i, x in inside if finite[i] or not check_values]
+    expected_hits = _rule_hits([x for _, x in ranked], [both[1][i].tolist() for i, _ in ranked], 3)
+    assert (float(metric.hits), float(metric.total)) == (expected_hits, len(inside))
+    nonfinite = finite.count(False)
+    errors = metric._errors.tolist()
+    if check_values:
+        assert errors == [len(both[0]) - len(inside), nonfinite, 0, 0]
+    else:
+        assert errors == [0, 0, 0, 0]
+
+
+def test_tallies_are_the_counts_in_their_documented_order(small_blocks: None) -> None:
+    g = torch.Generator().manual_seed(11)
+    scores = torch.randint(0, 3, (200, 9), generator=g).float()
+    scores[4, 4] = math.inf
+    labels = torch.randint(-1, 10, (200,), generator=g)
+    hits, valid, errors = top_k_module.top_k_accuracy_counts(labels, scores, 2, True)
+    assert errors is not None
+    counts = [errors["invalid_labels"], valid, hits, errors["nonfinite_predictions"]]
+    tallies = top_k_module.top_k_accuracy_tallies(labels, scores, 2, True)
+    unchecked = top_k_module.top_k_accuracy_tallies(labels, scores, 2, False)
+    assert tallies is not None and unchecked is not None
+    assert tallies.dtype == torch.float64
+    assert tallies.tolist() == [float(c) for c in counts]  # type: ignore[arg-type]
+    assert unchecked.tolist() == [float(valid), float(hits)]
+    inside = [(i, x) for i, x in enumerate(labels.tolist()) if 0 <= x < 9]
+    assert int(valid) == len(inside)
+    # off the eager CPU path there are no tallies: the counts are the form to take
+    assert top_k_module.top_k_accuracy_tallies(labels[:2], scores[:2], 2, True) is None
+
+
+def test_row_sums_of_more_ones_than_float32_counts_exactly() -> None:
+    # past 2**24 a float32 running sum of ones stops growing; the pieces keep it exact
+    ones = torch.ones(2, (1 << 24) + 3)
+    ones[1, :5] = 0
+    assert top_k_module._exact_row_sums(ones).tolist() == [(1 << 24) + 3, (1 << 24) - 2]
+
+
+def test_row_sums_in_pieces_match_one_sum(monkeypatch: pytest.MonkeyPatch) -> None:
+    g = torch.Generator().manual_seed(12)
+    table = torch.randint(0, 2, (4, 1000), generator=g).float()
+    whole = top_k_module._exact_row_sums(table)
+    monkeypatch.setattr(top_k_module, "_EXACT_FLOAT32_ROWS", 64)  # 16 pieces, a ragged last
+    assert torch.equal(top_k_module._exact_row_sums(table), whole)
+    assert whole.tolist() == table.sum(1).tolist()

@@ -26,7 +26,7 @@ from torchtally.functional._checks import (
     count_nonfinite,
     count_outside,
 )
-from torchtally.functional._workspace import float32_scratch
+from torchtally.functional._workspace import float32_scratch, leading, scratch
 from torchtally.functional.classification._fused import device_constant
 from torchtally.functional.classification._inputs import check_index_labels
 
@@ -36,6 +36,7 @@ __all__ = [
     "top_k_accuracy_compute",
     "top_k_accuracy_counts",
     "top_k_accuracy_errors",
+    "top_k_accuracy_tallies",
     "top_k_accuracy_update",
 ]
 
@@ -93,7 +94,11 @@ def top_k_accuracy_counts(
     check_int("k", k, 1)
     _check_inputs(labels, predictions)
     if _eager_cpu(predictions, _float_ranks_from(predictions.shape[-1])):
-        return _eager_counts(labels, predictions, k, check_values)
+        counts = _eager_tallies(labels, predictions, k, check_values).long()
+        if not check_values:
+            return counts[2], counts[1], None
+        errors: ErrorCounts = {"invalid_labels": counts[0], "nonfinite_predictions": counts[3]}
+        return counts[2], counts[1], errors
     hit, valid, nonfinite = _hits(labels, predictions, k, with_nonfinite=check_values)
     total = torch.count_nonzero(valid)
     hits = torch.count_nonzero(hit.logical_and_(valid))
@@ -103,30 +108,69 @@ def top_k_accuracy_counts(
     return hits, total, {"invalid_labels": outside, "nonfinite_predictions": nonfinite}
 
 
-def _eager_counts(
+def top_k_accuracy_tallies(
     labels: Tensor, predictions: Tensor, k: int, check_values: bool
-) -> tuple[Tensor, Tensor, ErrorCounts | None]:
-    """`top_k_accuracy_counts` eagerly on CPU from the float ranks. A label outside
-    `[0, num_classes)` is pushed to rank >= k through the bias of the rank sums (a 0/1 float
-    per sample, times k), so the hit count needs no valid mask, and the same bias counts the
-    outside labels. Every op here is one dispatch of a few microseconds, as much as the
-    arithmetic of a mid-sized batch, so views and conversions are skipped where they would
-    be no-ops."""
+) -> Tensor | None:
+    """`top_k_accuracy_counts` packed for one `index_add_` into a float64 state, where the
+    eager CPU ranks run: the float64 counts `(labels outside [0, num_classes), valid labels,
+    hits, samples with a NaN or infinite score)`, or without `check_values` `(valid labels,
+    hits)`. None anywhere else (a compiled or traced update, another device, a batch too small
+    for the float ranks), where `top_k_accuracy_counts` is the form to take."""
+    check_int("k", k, 1)
+    _check_inputs(labels, predictions)
+    if not _eager_cpu(predictions, _float_ranks_from(predictions.shape[-1])):
+        return None
+    tallies = _eager_tallies(labels, predictions, k, check_values)
+    return tallies if check_values else tallies[1:]
+
+
+def _eager_tallies(labels: Tensor, predictions: Tensor, k: int, check_values: bool) -> Tensor:
+    """`top_k_accuracy_tallies` from the float ranks, outside labels first whatever
+    `check_values`. Each count is a float32 0/1 row of one reused table (a fresh one
+    page-faults in on every call of a large batch), written by the comparison that decides it,
+    and the rows are summed by one reduction: on this path an op is a dispatch of a few
+    microseconds, as much as the arithmetic of a mid-sized batch, and a count of its own (a
+    reduction, a conversion and an add into the state) cost three. float32 rows because a CPU
+    comparison writes its own dtype several times faster than another (a float64 row of a
+    float32 comparison is a bool pass and a conversion). A label outside `[0, num_classes)` is
+    pushed to rank >= k by the bias of the rank sums (its 0/1 row, times k), so the hits need
+    no valid mask."""
     num_classes = predictions.shape[-1]
     flat_labels = labels if labels.dim() == 1 else labels.reshape(-1)
     if flat_labels.dtype != torch.int64:
         flat_labels = flat_labels.long()
     flat = predictions if predictions.dim() == 2 else predictions.reshape(-1, num_classes)
     clamped = flat_labels.clamp(0, num_classes - 1)
-    outside = torch.ne(clamped, flat_labels, out=flat.new_empty(clamped.shape, dtype=torch.float32))
-    ranks, nonfinite = _eager_ranks(flat, clamped, check_values, outside, k)
-    # in place, as float 0/1: a vectorized compare and sum (a bool mask's count is a scalar loop)
-    hits = ranks.lt_(k).sum().long()
-    bad = torch.count_nonzero(outside)
-    total = torch.rsub(bad, flat_labels.shape[0])
-    if not check_values:
-        return hits, total, None
-    return hits, total, {"invalid_labels": bad, "nonfinite_predictions": nonfinite}
+    rows = clamped.shape[0]
+    count = 4 if check_values else 3
+    table = leading(scratch(torch.float32, 1, count * rows, "top-k counts")[0], count * rows)
+    table = table.view(count, rows)
+    outside, valid, hits, *nonfinite = table.unbind()
+    torch.ne(clamped, flat_labels, out=outside)
+    torch.eq(outside, 0, out=valid)
+    ranks = _eager_ranks(flat, clamped, check_values, outside, k)
+    # NaN ranks (a row with a non-finite score) compare false: never a hit
+    torch.lt(ranks, k, out=hits)
+    if nonfinite:
+        torch.ne(ranks, ranks, out=nonfinite[0])  # true exactly for NaN
+    return _exact_row_sums(table)
+
+
+#: Sums of float32 0/1 are exact while every partial sum stays below 2**24.
+_EXACT_FLOAT32_ROWS = 1 << 23
+
+
+def _exact_row_sums(table: Tensor) -> Tensor:
+    """The float64 row sums of a float32 0/1 table: one float32 reduction, exact below 2**24
+    ones a row; longer rows in pieces of `_EXACT_FLOAT32_ROWS`, each exact, added in float64."""
+    columns = table.shape[1]
+    if columns < 2 * _EXACT_FLOAT32_ROWS:
+        return table.sum(1).to(torch.float64)
+    pieces = [
+        table[:, start : start + _EXACT_FLOAT32_ROWS].sum(1).to(torch.float64)
+        for start in range(0, columns, _EXACT_FLOAT32_ROWS)
+    ]
+    return torch.stack(pieces).sum(0)
 
 
 def _hits(
@@ -139,7 +183,9 @@ def _hits(
     clamped = as_long.clamp(0, num_classes - 1)
     if _eager_cpu(predictions, _float_ranks_from(num_classes)):
         flat = predictions.reshape(-1, num_classes)
-        ranks, nonfinite = _eager_ranks(flat, clamped.reshape(-1), with_nonfinite)
+        ranks = _eager_ranks(flat, clamped.reshape(-1), with_nonfinite)
+        # NaN counts as non-zero; 0 * a finite rank is 0
+        nonfinite = torch.count_nonzero(ranks * 0.0) if with_nonfinite else None
         return ranks.view(labels.shape) < k, clamped == as_long, nonfinite
     nonfinite = count_nonfinite_rows(predictions) if with_nonfinite else None
     clamped_column = clamped.unsqueeze(-1)
@@ -162,7 +208,8 @@ def _hits(
 
 
 #: The float-mask ranks pay from this many scores: below, their extra dispatches (output
-#: buffers, the rank bias) cost more than the bool masks they replace (64 x 100 scores: even).
+#: buffers, the table of counts) cost more than the bool masks they replace (64 x 100 scores:
+#: even).
 _FLOAT_RANKS_FROM = 1 << 13
 #: Rows shorter than this compare poorly against a broadcast label score (the kernels loop
 #: over a few classes per row), so for them the label scores are first copied out to a full
@@ -209,10 +256,11 @@ def _eager_ranks(
     with_nonfinite: bool,
     bias: Tensor | None = None,
     beta: int = 0,
-) -> tuple[Tensor, Tensor | None]:
-    """`_ranks` of `(N, C)` scores eagerly on CPU, as float32 counts (exact below 2**24),
-    plus `beta * bias` when a `(N,)` float32 `bias` is given, and (with `with_nonfinite`)
-    the number of rows with a NaN or infinite score.
+) -> Tensor:
+    """`_ranks` of `(N, C)` scores eagerly on CPU, as float32 counts (exact below 2**24), plus
+    `beta * bias` when a `(N,)` float32 `bias` is given; with `with_nonfinite`, NaN for the
+    rows with a NaN or infinite score. The result is a reused buffer, valid until the next
+    call on this thread.
 
     A CPU comparison that writes bools is several times slower than the same comparison
     writing floats (the float kernels are vectorized), and a bool mask then costs a logical
@@ -222,7 +270,7 @@ def _eager_ranks(
     in on every call), and large batches go through them in blocks. The non-finite check
     rides on the rank sum: `0 * score` added to the row's mask is NaN exactly where a score is
     NaN or infinite, so such a row's rank is NaN (never below k), and the NaN ranks are the
-    count.
+    count of such rows.
     """
     rows, num_classes = flat.shape
     if flat.requires_grad:  # model outputs passed undetached: out= ops refuse them
@@ -243,7 +291,7 @@ def _eager_ranks(
     ]
     ones = _ones(num_classes)
     ones_row = ones.view(1, -1)
-    ranks = flat.new_empty(rows, dtype=torch.float32)
+    ranks = leading(scratch(torch.float32, 1, rows, "top-k ranks")[0], rows)
     for start in range(0, rows, block):
         whole = start == 0 and block == rows
         stop = min(start + block, rows)
@@ -273,12 +321,8 @@ def _eager_ranks(
         if bias is None:
             torch.mv(ahead, ones, out=out)
         else:
-            part = bias if whole else bias[start:stop]
-            torch.addmv(part, ahead, ones, beta=beta, out=out)
-    if not with_nonfinite:
-        return ranks, None
-    # NaN counts as non-zero; 0 * a finite rank is 0
-    return ranks, torch.count_nonzero(ranks * 0.0)
+            torch.addmv(bias if whole else bias[start:stop], ahead, ones, beta=beta, out=out)
+    return ranks
 
 
 def _spread(label_score: Tensor, buffer: Tensor, ones_row: Tensor) -> Tensor:

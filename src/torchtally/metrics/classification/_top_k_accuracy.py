@@ -19,6 +19,7 @@ from torchtally.functional.classification._top_k_accuracy import (
     top_k_accuracy_compute,
     top_k_accuracy_counts,
     top_k_accuracy_errors,
+    top_k_accuracy_tallies,
     top_k_accuracy_update,
 )
 from torchtally.metrics.classification._held_errors import HeldErrors
@@ -32,6 +33,10 @@ __all__ = ["TopKAccuracyMetric"]
 _KINDS = 4
 _TOTAL, _INVALID_BIN, _HITS, _NONFINITE_BIN = _KINDS, _KINDS + 1, _KINDS + 4, _KINDS + 7
 _SIZE = _KINDS + 8
+#: Where `top_k_accuracy_tallies` adds: with value checks the invalid labels (the first kind of
+#: `error_kinds`), the valid ones, the hits and the non-finite rows (the second kind); without,
+#: the valid labels and the hits.
+_TALLY_SLOTS = {True: torch.tensor([0, _TOTAL, _HITS, 1]), False: torch.tensor([_TOTAL, _HITS])}
 
 
 @final
@@ -124,6 +129,10 @@ class TopKAccuracyMetric(HeldErrors):
         state: Tensor = self._buffers["counts"]  # type: ignore[assignment]
         if weights is None:
             if self._fused_update(state, labels, predictions):
+                return
+            tallies = top_k_accuracy_tallies(labels, predictions, self.k, self.check_values)
+            if tallies is not None:  # eager on CPU: one add of every count
+                state.index_add_(0, _TALLY_SLOTS[self.check_values], tallies)
                 return
             counts, valid, errors = top_k_accuracy_counts(
                 labels, predictions, self.k, self.check_values
