@@ -80,9 +80,18 @@ def test_native_scores_are_scikit_learns(pair: tuple[list[int], list[int]]) -> N
     for name, reference in SKLEARN_PAIRS.items():
         got = float(getattr(native, name)(p, t))
         assert got == pytest.approx(_sk(reference, target, preds), abs=1e-12), name
+    # Only one labeling with a sample per cluster: MI is its expectation, and AMI's "min"
+    # normalizer is that expectation too; scikit-learn's ratio of the two roundings is any
+    # number (-1, 0.5, 2, ...), torchtally's is 0 (the porting guide lists it).
+    one_per_cluster = [len(set(x)) == len(x) for x in (preds, target)]
+    chance_only = one_per_cluster.count(True) == 1
     for method in native.AVERAGE_METHODS:
         for name in ("normalized_mutual_info_score", "adjusted_mutual_info_score"):
             got = float(getattr(native, name)(p, t, method))
+            if chance_only and name == "adjusted_mutual_info_score":
+                assert got == 0.0, method
+                if method == "min":
+                    continue
             expected = _sk(SKLEARN_PAIRS[name], target, preds, average_method=method)
             assert got == pytest.approx(expected, abs=1e-12), (name, method)
     beta = 0.5
@@ -95,6 +104,27 @@ def test_native_scores_are_scikit_learns(pair: tuple[list[int], list[int]]) -> N
     np.testing.assert_array_equal(
         native.contingency_matrix(p, t).numpy(), skc.contingency_matrix(target, preds)
     )
+
+
+def test_ami_with_only_one_labeling_of_a_sample_per_cluster_is_zero() -> None:
+    # the labeling hypothesis found: MI = E[MI] = min(H) = log 2 in exact arithmetic
+    preds, target = torch.tensor([0, 0, 1, 1]), torch.tensor([-(2**40), -7, 0, 5])
+    for method in native.AVERAGE_METHODS:
+        assert float(native.adjusted_mutual_info_score(preds, target, method)) == 0.0
+        assert float(native.adjusted_mutual_info_score(target, preds, method)) == 0.0
+        if method != "min":  # elsewhere scikit-learn's rounding stays at 0
+            expected = _sk(
+                skm.adjusted_mutual_info_score,
+                target.tolist(),
+                preds.tolist(),
+                average_method=method,
+            )
+            assert expected == pytest.approx(0.0, abs=1e-12)
+    # its MI and expectation agree to rounding, as the claim says
+    table = native.contingency_matrix(preds, target)
+    mi = float(native.mutual_info_score(preds, target))
+    emi = float(native.expected_mutual_info(table.sum(1), table.sum(0)))
+    assert mi == pytest.approx(emi, rel=1e-12) and mi == pytest.approx(np.log(2), rel=1e-12)
 
 
 def test_expected_mutual_info_blocks_agree_with_scikit_learn() -> None:

@@ -304,7 +304,8 @@ def adjusted_mutual_info_score(
 ) -> Tensor:
     """MI adjusted for chance: `(MI - E[MI]) / (mean(H_target, H_preds) - E[MI])`: 1 for the
     same partition (a single cluster or a sample per cluster included), about 0 for random
-    labelings, negative below chance.
+    labelings, negative below chance; exactly 0 when only one labeling has a sample per
+    cluster (its MI is then its expectation).
 
     Example:
         >>> preds, target = torch.tensor([2, 1, 0, 1, 0]), torch.tensor([0, 2, 1, 1, 0])
@@ -319,6 +320,13 @@ def adjusted_mutual_info_score(
         # a single sample, MI, its expectation and the normalizer are all log N and the
         # ratio is 0/0: the match decides, not rounding.
         return torch.ones((), dtype=torch.float64, device=table.counts.device)
+    if table.num_samples in (table.target_sizes.shape[0], table.pred_sizes.shape[0]):
+        # One labeling puts every sample in a cluster of its own, the other does not: every
+        # relabeling then has the same MI, so MI equals its expectation exactly and the
+        # agreement is chance's, 0. (With `average_method="min"` the normalizer equals that
+        # expectation too, and the computed ratio is rounding over rounding: scikit-learn
+        # returns -1, 0.5, 1 or 2 for such labelings.)
+        return torch.zeros((), dtype=torch.float64, device=table.counts.device)
     mutual_info = _mutual_info(table)
     expected = expected_mutual_info(table.target_sizes, table.pred_sizes)
     normalizer = _generalized_mean(
