@@ -32,9 +32,23 @@ from typing import Any
 import torch
 from torch import Tensor
 
-import torchtally.metrics._coalesce as _coalesce
 from torchtally._errors import user_stacklevel
 from torchtally.metrics._boundary import convert_inputs
+
+# Names, not the module: a module object that a traced update reaches both here and through
+# its own functions' globals makes Dynamo add an aliasing guard per access (85 of the 502
+# guards of five metrics traced into one step, each checked on every call).
+from torchtally.metrics._coalesce import (
+    Stage,
+    StateBuffers,
+    count_update,
+    cycle_started,
+    enter_traced_update,
+    exit_traced_update,
+    hold,
+    outside_tracing,
+    release_buffers,
+)
 from torchtally.metrics._runtime import Runtime, runtime_of
 
 __all__ = [
@@ -111,7 +125,7 @@ def run_direct(
     finally:
         runtime.depth -= 1
     if outermost:
-        _coalesce.count_update(metric._buffers)
+        count_update(metric._buffers)
         runtime.cached = None
     return result
 
@@ -126,11 +140,11 @@ def run_traced(metric: Any, spec: UpdateSpec, args: tuple[Any, ...], kwargs: dic
             "MetricCollection; inside a compiled step update it through the collection, or "
             "take it out of the sharing first with `collection.unshare(name)`."
         )
-    _coalesce.enter_traced_update()
+    enter_traced_update()
     try:
         return run_direct(metric, spec, args, kwargs)
     finally:
-        _coalesce.exit_traced_update()
+        exit_traced_update()
 
 
 # ------------------------------------------------------------------------- entry points
@@ -254,20 +268,20 @@ def run_held(metric: Any, runtime: Runtime, args: tuple[Any, ...], kwargs: dict[
         if not spec.own_dtype:
             runtime.output_dtype = None  # as the prologue: an update without dtype= clears it
         if stage.calls == 1:
-            _coalesce.cycle_started(metric)
+            cycle_started(metric)
         runtime.cached = None
         return None
     args, kwargs = prologue(metric, spec, args, kwargs)
     if kwargs:
         flush(metric)
         return run_direct(metric, spec, args, kwargs, converted=True)
-    held, key = _coalesce.hold(metric, runtime, args)
+    held, key = hold(metric, runtime, args)
     if held:
         runtime.cached = None
         return None
     result = run_direct(metric, spec, args, kwargs, converted=True)
     if key is not None:
-        runtime.stage = _coalesce.Stage(spec.body, key, args)
+        runtime.stage = Stage(spec.body, key, args)
     return result
 
 
@@ -278,12 +292,12 @@ def flush(metric: Any) -> None:
     runtime = runtime_of(metric)
     # Not inside an update (its own flushes before appending rows would cost the kernel the
     # host count saves): its reads of the count itself still add it (StateBuffers).
-    if type(buffers) is _coalesce.StateBuffers and buffers.pending and not runtime.depth:
+    if type(buffers) is StateBuffers and buffers.pending and not runtime.depth:
         buffers.count_pending()
     stage = runtime.stage
     if stage is None:
         return
-    _coalesce.release_buffers(metric._buffers)
+    release_buffers(metric._buffers)
     released = stage.release()
     if released is None:
         return
@@ -293,9 +307,9 @@ def flush(metric: Any) -> None:
         # Held batches are eager history: under make_fx, a dispatch mode or torch.jit.trace
         # they are applied as plain eager work, not recorded (a recorded flush would apply
         # them again at every replay of the trace).
-        with _coalesce.outside_tracing():
+        with outside_tracing():
             stage.body(metric, *views)
-            _coalesce.count_update(metric._buffers, calls)
+            count_update(metric._buffers, calls)
     finally:
         runtime.depth -= 1
     runtime.cached = None
@@ -344,14 +358,14 @@ class Compiler:
                 # One (args, kwargs) for every member when their boundaries changed nothing.
                 shared = len(inputs) == 1
                 result = None
-                _coalesce.enter_traced_update()
+                enter_traced_update()
                 try:
                     for i, (body, metric) in enumerate(zip(bodies, members)):
                         args, kwargs = inputs[0 if shared else i]
                         result = body(metric, *args, **kwargs)
                         metric._buffers["_num_updates"].add_(1)
                 finally:
-                    _coalesce.exit_traced_update()
+                    exit_traced_update()
                 return result
 
             # A code object per owner: Dynamo keeps one cache and one recompile limit per
