@@ -24,7 +24,7 @@ from torchtally.metrics import (
 CLASSES = 10
 #: Guard entries Dynamo builds (what `guard_filter_fn` is handed, torch 2.13) for one function
 #: updating the five separate metrics of `benchmarks/bench_step_overhead.py`.
-GUARDS = 497
+GUARDS = 414
 
 
 def _five() -> list[Metric]:

@@ -34,7 +34,6 @@ __all__ = [
     "count_nonfinite_rows",
     "top_k_accuracy",
     "top_k_accuracy_compute",
-    "top_k_accuracy_counts",
     "top_k_accuracy_errors",
     "top_k_accuracy_tallies",
     "top_k_accuracy_update",
@@ -85,43 +84,30 @@ def top_k_accuracy_update(
     return torch.where(hit, weight, _zero(weight)).sum(), weight.sum()
 
 
-def top_k_accuracy_counts(
+def top_k_accuracy_tallies(
     labels: Tensor, predictions: Tensor, k: int, check_values: bool
-) -> tuple[Tensor, Tensor, ErrorCounts | None]:
-    """Unweighted `top_k_accuracy_update` in fewer ops: the int64 counts of hits and of valid
-    labels, and (with `check_values`) `top_k_accuracy_errors` with the count of labels outside
-    `[0, num_classes)` read off the same comparison that makes the valid mask."""
+) -> Tensor:
+    """Unweighted `top_k_accuracy_update` in fewer ops, packed for one `index_add_` into a
+    float64 state: the float64 counts `(labels outside [0, num_classes), valid labels, hits,
+    samples with a NaN or infinite score)`, or without `check_values` `(valid labels, hits)`.
+
+    Example:
+        >>> scores = torch.tensor([[0.5, 0.2, 0.3]] * 2)
+        >>> top_k_accuracy_tallies(torch.tensor([2, 5]), scores, 2, check_values=True)
+        tensor([1., 1., 1., 0.], dtype=torch.float64)
+    """
     check_int("k", k, 1)
     _check_inputs(labels, predictions)
     if _eager_cpu(predictions, _float_ranks_from(predictions.shape[-1])):
-        counts = _eager_tallies(labels, predictions, k, check_values).long()
-        if not check_values:
-            return counts[2], counts[1], None
-        errors: ErrorCounts = {"invalid_labels": counts[0], "nonfinite_predictions": counts[3]}
-        return counts[2], counts[1], errors
+        tallies = _eager_tallies(labels, predictions, k, check_values)
+        return tallies if check_values else tallies[1:]
     hit, valid, nonfinite = _hits(labels, predictions, k, with_nonfinite=check_values)
     total = torch.count_nonzero(valid)
     hits = torch.count_nonzero(hit.logical_and_(valid))
-    if not check_values:
-        return hits, total, None
+    if nonfinite is None:
+        return torch.stack([total, hits]).to(torch.float64)
     outside = torch.rsub(total, labels.numel())
-    return hits, total, {"invalid_labels": outside, "nonfinite_predictions": nonfinite}
-
-
-def top_k_accuracy_tallies(
-    labels: Tensor, predictions: Tensor, k: int, check_values: bool
-) -> Tensor | None:
-    """`top_k_accuracy_counts` packed for one `index_add_` into a float64 state, where the
-    eager CPU ranks run: the float64 counts `(labels outside [0, num_classes), valid labels,
-    hits, samples with a NaN or infinite score)`, or without `check_values` `(valid labels,
-    hits)`. None anywhere else (a compiled or traced update, another device, a batch too small
-    for the float ranks), where `top_k_accuracy_counts` is the form to take."""
-    check_int("k", k, 1)
-    _check_inputs(labels, predictions)
-    if not _eager_cpu(predictions, _float_ranks_from(predictions.shape[-1])):
-        return None
-    tallies = _eager_tallies(labels, predictions, k, check_values)
-    return tallies if check_values else tallies[1:]
+    return torch.stack([outside, total, hits, nonfinite]).to(torch.float64)
 
 
 def _eager_tallies(labels: Tensor, predictions: Tensor, k: int, check_values: bool) -> Tensor:

@@ -11,13 +11,13 @@ from torch import Tensor
 from torchtally._errors import ErrorKinds, check_int
 from torchtally.functional.classification._fused import (
     class_score_rows,
+    device_constant,
     fuses,
     top_k_codes,
     unit_constant,
 )
 from torchtally.functional.classification._top_k_accuracy import (
     top_k_accuracy_compute,
-    top_k_accuracy_counts,
     top_k_accuracy_errors,
     top_k_accuracy_tallies,
     top_k_accuracy_update,
@@ -36,7 +36,7 @@ _SIZE = _KINDS + 8
 #: Where `top_k_accuracy_tallies` adds: with value checks the invalid labels (the first kind of
 #: `error_kinds`), the valid ones, the hits and the non-finite rows (the second kind); without,
 #: the valid labels and the hits.
-_TALLY_SLOTS = {True: torch.tensor([0, _TOTAL, _HITS, 1]), False: torch.tensor([_TOTAL, _HITS])}
+_TALLY_SLOTS = {True: (0, _TOTAL, _HITS, 1), False: (_TOTAL, _HITS)}
 
 
 @final
@@ -131,20 +131,21 @@ class TopKAccuracyMetric(HeldErrors):
             if self._fused_update(state, labels, predictions):
                 return
             tallies = top_k_accuracy_tallies(labels, predictions, self.k, self.check_values)
-            if tallies is not None:  # eager on CPU: one add of every count
-                state.index_add_(0, _TALLY_SLOTS[self.check_values], tallies)
-                return
-            counts, valid, errors = top_k_accuracy_counts(
-                labels, predictions, self.k, self.check_values
-            )
-            if errors is not None:
-                self.record_errors(**errors)
-            self._add_counts(state, counts, valid)
+            state.index_add_(0, self._tally_slots(state), tallies)  # every count in one add
             return
         hits, total = top_k_accuracy_update(labels, predictions, self.k, weights)
         if self.check_values:
             self.record_errors(**top_k_accuracy_errors(labels, predictions, weights))
         self._add_counts(state, hits, total)
+
+    def _tally_slots(self, state: Tensor) -> Tensor:
+        """The state positions `top_k_accuracy_tallies` adds to, on the state's device."""
+        slots = _TALLY_SLOTS[self.check_values]
+        return device_constant(
+            ("top-k tally slots", *slots),
+            state,
+            lambda d: torch.tensor(slots, dtype=torch.int64, device=d),
+        )
 
     def _fused_update(self, state: Tensor, labels: object, predictions: object) -> bool:
         """Int64 labels and class scores (`class_score_rows`) off the CPU: the codes of
