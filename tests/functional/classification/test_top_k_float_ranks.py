@@ -283,3 +283,29 @@ def test_row_sums_in_pieces_match_one_sum(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(top_k_module, "_EXACT_FLOAT32_ROWS", 64)  # 16 pieces, a ragged last
     assert torch.equal(top_k_module._exact_row_sums(table), whole)
     assert whole.tolist() == table.sum(1).tolist()
+
+
+def test_batches_past_the_reuse_cap_leave_the_thread_pool_alone(
+    small_blocks: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # per-row buffers of a large batch are made per call: a pool kept at the largest batch
+    # ever seen would hold that memory for good
+    from torchtally.functional import _workspace
+
+    def pooled() -> dict[object, int]:
+        pools = _workspace._LOCAL.__dict__.get("pools", {})
+        return {key: buffers[0].numel() for key, buffers in pools.items()}
+
+    metric = TopKAccuracyMetric(2)
+    g = torch.Generator().manual_seed(13)
+    small = torch.randint(0, 3, (40, 20), generator=g).float()
+    metric.update(torch.randint(0, 20, (40,), generator=g), small)  # fills the pool
+    before = pooled()
+    monkeypatch.setattr(top_k_module, "_REUSED_ROW_ELEMENTS", 200)
+    scores = torch.randint(0, 3, (300, 20), generator=g).float()
+    labels = torch.randint(0, 20, (300,), generator=g)
+    fresh = TopKAccuracyMetric(2)
+    fresh.update(labels, scores)
+    assert pooled() == before
+    expected = _rule_hits(labels.tolist(), scores.tolist(), 2)
+    assert float(fresh.hits) == expected

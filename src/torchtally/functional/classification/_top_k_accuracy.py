@@ -129,8 +129,7 @@ def _eager_tallies(labels: Tensor, predictions: Tensor, k: int, check_values: bo
     clamped = flat_labels.clamp(0, num_classes - 1)
     rows = clamped.shape[0]
     count = 4 if check_values else 3
-    table = leading(scratch(torch.float32, 1, count * rows, "top-k counts")[0], count * rows)
-    table = table.view(count, rows)
+    table = _row_buffer(flat, count * rows, "top-k counts").view(count, rows)
     outside, valid, hits, *nonfinite = table.unbind()
     torch.ne(clamped, flat_labels, out=outside)
     torch.eq(outside, 0, out=valid)
@@ -140,6 +139,19 @@ def _eager_tallies(labels: Tensor, predictions: Tensor, k: int, check_values: bo
     if nonfinite:
         torch.ne(ranks, ranks, out=nonfinite[0])  # true exactly for NaN
     return _exact_row_sums(table)
+
+
+#: Per-row float32 buffers of up to this many elements are this thread's reused ones; larger
+#: ones are made per call (their page faults are small against the batch's work, and a pool
+#: kept at the largest batch ever seen would hold that memory for good).
+_REUSED_ROW_ELEMENTS = 1 << 20
+
+
+def _row_buffer(like: Tensor, elements: int, role: str) -> Tensor:
+    """A float32 CPU buffer of `elements` elements (garbage contents) for per-row work."""
+    if elements > _REUSED_ROW_ELEMENTS:
+        return like.new_empty(elements, dtype=torch.float32)
+    return leading(scratch(torch.float32, 1, elements, role)[0], elements)
 
 
 #: Sums of float32 0/1 are exact while every partial sum stays below 2**24.
@@ -277,7 +289,7 @@ def _eager_ranks(
     ]
     ones = _ones(num_classes)
     ones_row = ones.view(1, -1)
-    ranks = leading(scratch(torch.float32, 1, rows, "top-k ranks")[0], rows)
+    ranks = _row_buffer(flat, rows, "top-k ranks")
     for start in range(0, rows, block):
         whole = start == 0 and block == rows
         stop = min(start + block, rows)
