@@ -28,7 +28,6 @@ from torch import Tensor, nn
 from torchtally._errors import ErrorKinds, MetricValueError, raise_for_counts, tracing
 from torchtally.metrics import _coalesce, _engine, _sync
 from torchtally.metrics._cat import CatState
-from torchtally.metrics._coalesce import in_compiled_update
 from torchtally.metrics._lightning import LightningHooks, activate_if_loaded
 from torchtally.metrics._registry import REGISTRY, Registry, compute_all_metrics, get_all_metrics
 from torchtally.metrics._routing import (
@@ -270,7 +269,7 @@ class Metric(LightningHooks, nn.Module, ABC):
             stage = runtime.stage
             # An update's reads must not apply (nor guard on) held batches: it adds to the
             # state as it is, and sums commute.
-            if stage is not None and stage.calls and not in_compiled_update():
+            if stage is not None and stage.calls and not _coalesce.in_compiled_update():
                 self.flush()  # a state read sees every update so far
             if name in runtime.scalars:
                 buffer = self._buffers.get(name)
