@@ -153,10 +153,10 @@ def test_functional_tallies_take_scores_that_require_grad(small_blocks: None) ->
     scores = torch.randint(0, 3, (300, 20), generator=g).float().requires_grad_()
     labels = torch.randint(-1, 21, (300,), generator=g)
     outside, total, hits, nonfinite = top_k_module.top_k_accuracy_tallies(labels, scores, 2, True)
-    valid = [(i, x) for i, x in enumerate(labels.tolist()) if 0 <= x < 20]
-    expected = _rule_hits([x for _, x in valid], [scores[i].tolist() for i, _ in valid], 2)
-    assert (int(hits), int(total)) == (expected, len(valid))
-    assert (int(outside), int(nonfinite)) == (300 - len(valid), 0)
+    valid = sum(0 <= x < 20 for x in labels.tolist())
+    expected = _rule_hits(labels.tolist(), scores.tolist(), 2)  # it skips labels outside
+    assert (int(hits), int(total)) == (expected, valid)
+    assert (int(outside), int(nonfinite)) == (300 - valid, 0)
 
 
 @pytest.mark.parametrize(
@@ -230,16 +230,16 @@ def test_metric_tallies_count_hits_of_valid_labels_and_each_error(
     metric.update(labels, scores)
     metric.update(labels[:100], scores[:100])
     both = (torch.cat([labels, labels[:100]]), torch.cat([scores, scores[:100]]))
-    inside = [(i, x) for i, x in enumerate(both[0].tolist()) if 0 <= x < classes]
+    inside = sum(0 <= x < classes for x in both[0].tolist())
     finite = torch.isfinite(both[1]).all(-1).tolist()
     # with value checks a sample with a non-finite score is no hit (compute raises for it)
-    ranked = [(i, x) for i, x in inside if finite[i] or not check_values]
-    expected_hits = _rule_hits([x for _, x in ranked], [both[1][i].tolist() for i, _ in ranked], 3)
-    assert (float(metric.hits), float(metric.total)) == (expected_hits, len(inside))
+    ranked = [i for i, ok in enumerate(finite) if ok or not check_values]
+    expected_hits = _rule_hits(both[0][ranked].tolist(), both[1][ranked].tolist(), 3)
+    assert (float(metric.hits), float(metric.total)) == (expected_hits, inside)
     nonfinite = finite.count(False)
     errors = metric._errors.tolist()
     if check_values:
-        assert errors == [len(both[0]) - len(inside), nonfinite, 0, 0]
+        assert errors == [len(both[0]) - inside, nonfinite, 0, 0]
     else:
         assert errors == [0, 0, 0, 0]
 
@@ -263,10 +263,10 @@ def test_tallies_are_the_counts_in_their_documented_order(
     tallies = top_k_module.top_k_accuracy_tallies(labels, scores, 2, True)
     unchecked = top_k_module.top_k_accuracy_tallies(labels, scores, 2, False)
     assert tallies.dtype == unchecked.dtype == torch.float64
-    inside = [(i, x) for i, x in enumerate(labels.tolist()) if 0 <= x < 9]
-    hits = _rule_hits([x for _, x in inside], [scores[i].tolist() for i, _ in inside], 2)
-    assert tallies.tolist() == [200 - len(inside), len(inside), hits, 2]
-    assert unchecked.tolist() == [len(inside), hits]
+    inside = sum(0 <= x < 9 for x in labels.tolist())
+    hits = _rule_hits(labels.tolist(), scores.tolist(), 2)  # it skips labels outside
+    assert tallies.tolist() == [200 - inside, inside, hits, 2]
+    assert unchecked.tolist() == [inside, hits]
 
 
 def test_row_sums_of_more_ones_than_float32_counts_exactly() -> None:
