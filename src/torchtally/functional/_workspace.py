@@ -1,10 +1,9 @@
-"""Reused scratch buffers for blocked eager CPU work (MSE, MAE, R2, weighted mean, top-k).
+"""Reused scratch buffers for blocked eager CPU work (MSE, MAE, R2, weighted mean).
 
-A blocked sum converts each block of a large float32 batch to float64 before the arithmetic,
-and top-k accuracy writes float32 comparison masks the size of its batch. A fresh buffer per
-call is an allocation of half a megabyte or more, which the CPU allocator often hands back to
-the system and page-faults in again on the next call: R2 at 2^18 elements took twice as long
-with fresh blocks as with these buffers. Only eager CPU paths (never while tracing or
+A blocked sum converts each block of a large float32 batch to float64 before the arithmetic.
+A fresh buffer per call is an allocation of half a megabyte or more, which the CPU allocator
+often hands back to the system and page-faults in again on the next call: R2 at 2^18 elements
+took twice as long with fresh blocks as with these buffers. Only eager CPU paths (never while tracing or
 compiling) use them; each thread has its own, one set per dtype and role, so two threads never
 share a buffer.
 """
@@ -16,7 +15,7 @@ import threading
 import torch
 from torch import Tensor
 
-__all__ = ["float32_scratch", "float64_scratch", "leading", "scratch", "scratch_allowed"]
+__all__ = ["float64_scratch", "leading", "scratch", "scratch_allowed"]
 
 _LOCAL = threading.local()
 
@@ -42,11 +41,6 @@ def scratch(dtype: torch.dtype, count: int, elements: int, role: str = "") -> li
 def float64_scratch(count: int, elements: int) -> list[Tensor]:
     """`scratch` of float64: the blocked float64 sums' block copies."""
     return scratch(torch.float64, count, elements)
-
-
-def float32_scratch(count: int, elements: int) -> list[Tensor]:
-    """`scratch` of float32: top-k accuracy's comparison masks."""
-    return scratch(torch.float32, count, elements)
 
 
 def scratch_allowed(*tensors: Tensor) -> bool:

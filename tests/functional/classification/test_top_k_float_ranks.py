@@ -6,6 +6,7 @@ scores, which scikit-learn refuses."""
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 
 import numpy as np
@@ -285,30 +286,94 @@ def test_row_sums_in_pieces_match_one_sum(monkeypatch: pytest.MonkeyPatch) -> No
     assert whole.tolist() == table.sum(1).tolist()
 
 
-def test_batches_past_the_reuse_cap_leave_the_thread_pool_alone(
+def _kept_plans() -> list[tuple[object, ...]]:
+    return list(top_k_module._LOCAL.__dict__.get("plans", {}))
+
+
+def test_batches_past_the_reuse_cap_are_not_kept(
     small_blocks: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # per-row buffers of a large batch are made per call: a pool kept at the largest batch
-    # ever seen would hold that memory for good
-    from torchtally.functional import _workspace
-
-    def pooled() -> dict[object, int]:
-        pools = _workspace._LOCAL.__dict__.get("pools", {})
-        return {key: buffers[0].numel() for key, buffers in pools.items()}
-
-    metric = TopKAccuracyMetric(2)
+    # a plan of a large batch is made per call: plans kept at the largest batch ever seen
+    # would hold that memory for good
     g = torch.Generator().manual_seed(13)
     small = torch.randint(0, 3, (40, 20), generator=g).float()
-    metric.update(torch.randint(0, 20, (40,), generator=g), small)  # fills the pool
-    before = pooled()
+    small_labels = torch.randint(0, 20, (40,), generator=g)
+    top_k_module.top_k_accuracy_tallies(small_labels, small, 2, True)
+    before = _kept_plans()
+    assert any(key[:3] == (40, 20, torch.float32) for key in before)
     monkeypatch.setattr(top_k_module, "_REUSED_ROW_ELEMENTS", 200)
     scores = torch.randint(0, 3, (300, 20), generator=g).float()
     labels = torch.randint(0, 20, (300,), generator=g)
-    fresh = TopKAccuracyMetric(2)
+    fresh = TopKAccuracyMetric(2).coalesce_updates(False)
     fresh.update(labels, scores)
-    assert pooled() == before
-    expected = _rule_hits(labels.tolist(), scores.tolist(), 2)
-    assert float(fresh.hits) == expected
+    assert _kept_plans() == before
+    assert float(fresh.hits) == _rule_hits(labels.tolist(), scores.tolist(), 2)
+
+
+# the fixture only patches constants, the same for every example
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    shapes=st.lists(
+        st.tuples(
+            st.integers(1, 90),
+            st.integers(3, 24),  # short rows (< 16 classes) and long ones
+            st.sampled_from([torch.float32, torch.float64, torch.float16]),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    check_values=st.booleans(),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_kept_plans_count_every_shape_sequence_as_a_fresh_call(
+    small_blocks: None,
+    shapes: list[tuple[int, int, torch.dtype]],
+    check_values: bool,
+    seed: int,
+) -> None:
+    # Batches of shapes coming back after others (more shapes than the plans kept, so some
+    # are evicted and made again), against the rule counted in Python: a kept plan carries
+    # nothing from one call to the next.
+    g = torch.Generator().manual_seed(seed)
+    for rows, classes, dtype in shapes:
+        scores = torch.randint(0, 3, (rows, classes), generator=g).to(dtype)
+        labels = torch.randint(-1, classes + 1, (rows,), generator=g)
+        tallies = top_k_module.top_k_accuracy_tallies(labels, scores, 2, check_values)
+        inside = sum(0 <= x < classes for x in labels.tolist())
+        counts = [inside, _rule_hits(labels.tolist(), scores.tolist(), 2)]
+        assert tallies.tolist() == ([rows - inside, *counts, 0] if check_values else counts)
+    assert len(_kept_plans()) <= top_k_module._PLANS_KEPT
+
+
+def test_threads_rank_with_their_own_plans(small_blocks: None) -> None:
+    # every thread ranks batches of the same shape at once: a shared plan would mix them
+    g = torch.Generator().manual_seed(14)
+    batches = [
+        (torch.randint(0, 30, (120,), generator=g), torch.randint(0, 3, (120, 30), generator=g))
+        for _ in range(4)
+    ]
+    expected = [_rule_hits(y.tolist(), s.tolist(), 3) for y, s in batches]
+    results: dict[int, list[float]] = {}
+    start = threading.Barrier(len(batches))
+
+    def work(i: int) -> None:
+        labels, scores = batches[i]
+        start.wait()
+        results[i] = [
+            float(top_k_module.top_k_accuracy_tallies(labels, scores.float(), 3, True)[2])
+            for _ in range(50)
+        ]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(batches))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == list(range(len(batches)))
+    for i, hits in results.items():
+        assert hits == [expected[i]] * 50
 
 
 @settings(

@@ -6,12 +6,14 @@ classes scoring strictly higher, plus the number of higher-indexed classes scori
 and the sample is a hit when that rank is below k. Computing the rank this way needs no sort
 and no data-dependent shape: two comparisons and a sum over the class dimension (NaN scores
 compare false, so they never rank ahead). Eagerly on CPU the comparisons write float masks
-(`_eager_ranks`), several times faster there than bool masks; the result is the same count.
+(`_Plan`), several times faster there than bool masks; the result is the same count.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 
 import torch
 from torch import Tensor
@@ -26,7 +28,6 @@ from torchtally.functional._checks import (
     count_nonfinite,
     count_outside,
 )
-from torchtally.functional._workspace import float32_scratch, leading, scratch
 from torchtally.functional.classification._fused import device_constant
 from torchtally.functional.classification._inputs import check_index_labels
 
@@ -99,8 +100,7 @@ def top_k_accuracy_tallies(
     check_int("k", k, 1)
     _check_inputs(labels, predictions)
     if _eager_cpu(predictions, _float_ranks_from(predictions.shape[-1])):
-        tallies = _eager_tallies(labels, predictions, k, check_values)
-        return tallies if check_values else tallies[1:]
+        return _eager_tallies(labels, predictions, k, check_values)
     hit, valid, nonfinite = _hits(labels, predictions, k, with_nonfinite=check_values)
     total = torch.count_nonzero(valid)
     hits = torch.count_nonzero(hit.logical_and_(valid))
@@ -111,47 +111,38 @@ def top_k_accuracy_tallies(
 
 
 def _eager_tallies(labels: Tensor, predictions: Tensor, k: int, check_values: bool) -> Tensor:
-    """`top_k_accuracy_tallies` from the float ranks, outside labels first whatever
-    `check_values`. Each count is a float32 0/1 row of one reused table (a fresh one
-    page-faults in on every call of a large batch), written by the comparison that decides it,
-    and the rows are summed by one reduction: on this path an op is a dispatch of a few
-    microseconds, as much as the arithmetic of a mid-sized batch, and a count of its own (a
-    reduction, a conversion and an add into the state) cost three. float32 rows because a CPU
-    comparison writes its own dtype several times faster than another (a float64 row of a
-    float32 comparison is a bool pass and a conversion). A label outside `[0, num_classes)` is
-    pushed to rank >= k by the bias of the rank sums (its 0/1 row, times k), so the hits need
-    no valid mask."""
+    """`top_k_accuracy_tallies` from the float ranks. Each count is a float32 0/1 row of the
+    plan's table, written by the comparison that decides it, and the rows are summed by one
+    reduction: on this path an op is a dispatch of a few microseconds, as much as the
+    arithmetic of a mid-sized batch, and a count of its own (a reduction, a conversion and an
+    add into the state) cost three. float32 rows because a CPU comparison writes its own dtype
+    several times faster than another (a float64 row of a float32 comparison is a bool pass
+    and a conversion). A label outside `[0, num_classes)` is pushed to rank >= k by the bias of
+    the rank sums (its 0/1 row, times k), so the hits need no valid mask."""
     num_classes = predictions.shape[-1]
     flat_labels = labels if labels.dim() == 1 else labels.reshape(-1)
     if flat_labels.dtype != torch.int64:
         flat_labels = flat_labels.long()
     flat = predictions if predictions.dim() == 2 else predictions.reshape(-1, num_classes)
-    clamped = flat_labels.clamp(0, num_classes - 1)
-    rows = clamped.shape[0]
-    count = 4 if check_values else 3
-    table = _row_buffer(flat, count * rows, "top-k counts").view(count, rows)
-    outside, valid, hits, *nonfinite = table.unbind()
-    torch.ne(clamped, flat_labels, out=outside)
+    plan = _plan(flat)
+    outside, valid, hits, nonfinite = plan.counts
+    torch.clamp(flat_labels, 0, num_classes - 1, out=plan.clamped)
+    torch.ne(plan.clamped, flat_labels, out=outside)
     torch.eq(outside, 0, out=valid)
-    ranks = _eager_ranks(flat, clamped, check_values, outside, k)
+    ranks = plan.ranks_of(flat, check_values, k)
     # NaN ranks (a row with a non-finite score) compare false: never a hit
     torch.lt(ranks, k, out=hits)
-    if nonfinite:
-        torch.ne(ranks, ranks, out=nonfinite[0])  # true exactly for NaN
-    return _exact_row_sums(table)
+    if check_values:
+        torch.ne(ranks, ranks, out=nonfinite)  # true exactly for NaN
+        return _exact_row_sums(plan.table)
+    return _exact_row_sums(plan.unchecked)
 
 
-#: Per-row float32 buffers of up to this many elements are this thread's reused ones; larger
-#: ones are made per call (their page faults are small against the batch's work, and a pool
-#: kept at the largest batch ever seen would hold that memory for good).
+#: Plans whose per-row buffers (the table of four rows) hold up to this many elements are
+#: kept for the thread's later calls; larger ones are made per call (their page faults are
+#: small against the batch's work, and plans kept at the largest batches ever seen would hold
+#: that memory for good).
 _REUSED_ROW_ELEMENTS = 1 << 20
-
-
-def _row_buffer(like: Tensor, elements: int, role: str) -> Tensor:
-    """A float32 CPU buffer of `elements` elements (garbage contents) for per-row work."""
-    if elements > _REUSED_ROW_ELEMENTS:
-        return like.new_empty(elements, dtype=torch.float32)
-    return leading(scratch(torch.float32, 1, elements, role)[0], elements)
 
 
 #: Sums of float32 0/1 are exact while every partial sum stays below 2**24.
@@ -181,7 +172,9 @@ def _hits(
     clamped = as_long.clamp(0, num_classes - 1)
     if _eager_cpu(predictions, _float_ranks_from(num_classes)):
         flat = predictions.reshape(-1, num_classes)
-        ranks = _eager_ranks(flat, clamped.reshape(-1), with_nonfinite)
+        plan = _plan(flat)
+        plan.clamped.copy_(clamped.reshape(-1))
+        ranks = plan.ranks_of(flat, with_nonfinite)
         # NaN counts as non-zero; 0 * a finite rank is 0
         nonfinite = torch.count_nonzero(ranks * 0.0) if with_nonfinite else None
         return ranks.view(labels.shape) < k, clamped == as_long, nonfinite
@@ -248,89 +241,134 @@ def _ranks(
     return torch.sum(ahead, -1, dtype=torch.int32, out=out)
 
 
-def _eager_ranks(
-    flat: Tensor,
-    clamped: Tensor,
-    with_nonfinite: bool,
-    bias: Tensor | None = None,
-    beta: int = 0,
-) -> Tensor:
-    """`_ranks` of `(N, C)` scores eagerly on CPU, as float32 counts (exact below 2**24), plus
-    `beta * bias` when a `(N,)` float32 `bias` is given; with `with_nonfinite`, NaN for the
-    rows with a NaN or infinite score. The result is a reused buffer, valid until the next
-    call on this thread.
+class _Plan:
+    """The buffers of the eager float ranks for batches of one shape and score dtype, and
+    their views per block, made once and reused by this thread's calls of that shape.
 
-    A CPU comparison that writes bools is several times slower than the same comparison
-    writing floats (the float kernels are vectorized), and a bool mask then costs a logical
-    op per combination; so the comparisons write float32 0/1 and combine by arithmetic:
-    rank = sum(score > label score) + sum((score == label score) * (class > label)). The
-    masks live in this thread's reused float32 buffers (fresh batch-sized masks page-fault
-    in on every call), and large batches go through them in blocks. The non-finite check
-    rides on the rank sum: `0 * score` added to the row's mask is NaN exactly where a score is
-    NaN or infinite, so such a row's rank is NaN (never below k), and the NaN ranks are the
-    count of such rows.
+    Why: on this path a slice, a view or an allocation is a dispatch of a microsecond or more,
+    and a call made a dozen of them per block, as much time as the comparisons of a mid-sized
+    batch (at 1024 x 100, 227 µs a metric update against 138 µs with them made once;
+    torcheval 154).
+
+    The ranks: a CPU comparison that writes bools is several times slower than the same
+    comparison writing floats (the float kernels are vectorized), and a bool mask then costs a
+    logical op per combination; so the comparisons write float32 0/1 and combine by
+    arithmetic: rank = sum(score > label score) + sum((score == label score) * (class >
+    label)). Large batches go through the masks in blocks that stay in the L2 cache. The
+    non-finite check rides on the rank sum: `0 * score` added to the row's mask is NaN exactly
+    where a score is NaN or infinite, so such a row's rank is NaN (never below k), and the NaN
+    ranks are the count of such rows.
     """
-    rows, num_classes = flat.shape
-    if flat.requires_grad:  # model outputs passed undetached: out= ops refuse them
-        flat = flat.detach()
-    block = (
-        blocked(flat, num_classes, from_elements=_BLOCK_FROM, block_elements=_BLOCK)
-        if rows * num_classes >= _BLOCK_FROM
-        else None
-    )
-    if block is None or block >= rows:
-        block = rows
-    short = num_classes < _SHORT_ROWS
-    # The masks of a full block, viewed once (a slice and a view are a dispatch each, per
-    # buffer and block); a ragged last block takes their leading rows.
-    masks = [
-        b[: block * num_classes].view(block, num_classes)
-        for b in float32_scratch(4 if short else 3, block * num_classes)
-    ]
-    ones = _ones(num_classes)
-    ones_row = ones.view(1, -1)
-    ranks = _row_buffer(flat, rows, "top-k ranks")
-    for start in range(0, rows, block):
-        whole = start == 0 and block == rows
-        stop = min(start + block, rows)
-        ahead, ties, above, *spread = (
-            masks if stop - start == block else [m[: stop - start] for m in masks]
-        )
-        piece = flat if whole else flat[start:stop]
-        piece_labels = clamped if whole else clamped[start:stop]
-        label_score = piece.gather(1, piece_labels.view(-1, 1))
-        if short:
+
+    __slots__ = ("block", "blocks", "clamped", "counts", "ranks", "table", "unchecked")
+
+    def __init__(self, rows: int, num_classes: int, dtype: torch.dtype, block: int) -> None:
+        # Normal tensors even when first made inside `torch.inference_mode()`: an inference
+        # tensor could not be written by a later call outside it.
+        with torch.inference_mode(False):
+            masks = torch.empty(3, block, num_classes)
             # Short rows compare poorly against a broadcast (N, 1) operand (the kernels loop
-            # over a few classes per row): the label scores are spread to a full copy, and the
-            # classes above each label are rows of a cached table (one indexed copy; the
-            # broadcast comparison of the class numbers took 2.5x as long at 16384 x 10).
-            label_score = _spread(label_score, spread[0], ones_row)
-            torch.index_select(_above_table(num_classes), 0, piece_labels, out=above)
-        else:
-            # int64 labels against float32 class numbers: one comparison that converts the
-            # (N, 1) labels on the fly, cheaper than converting them first
-            torch.gt(_classes(num_classes), piece_labels.view(-1, 1), out=above)
-        torch.gt(piece, label_score, out=ahead)
-        torch.eq(piece, label_score, out=ties)
-        ahead.addcmul_(ties, above)
-        if with_nonfinite:
-            ahead.add_(piece, alpha=0.0)
-        out = ranks if whole else ranks[start:stop]
-        if bias is None:
-            torch.mv(ahead, ones, out=out)
-        else:
-            torch.addmv(bias if whole else bias[start:stop], ahead, ones, beta=beta, out=out)
-    return ranks
+            # over a few classes per row): their label scores are spread to a full copy, in
+            # the scores' own dtype (a float64 score must not be rounded to float32).
+            spread = (
+                torch.empty(block, num_classes, dtype=dtype) if num_classes < _SHORT_ROWS else None
+            )
+            # Per row, float32 0/1: labels outside [0, C), valid labels, hits, non-finite rows.
+            self.table = torch.empty(4, rows)
+            self.clamped = torch.empty(rows, dtype=torch.int64)
+            label_scores = torch.empty(rows, 1, dtype=dtype)
+            self.ranks = torch.empty(rows)
+        self.block = block
+        self.counts = self.table.unbind()
+        self.unchecked = self.table[1:3]
+        ahead, ties, above = masks.unbind()
+        self.blocks = [
+            (
+                self.clamped[start : start + block],
+                label_scores[start : start + block],
+                ahead[: min(block, rows - start)],
+                ties[: min(block, rows - start)],
+                above[: min(block, rows - start)],
+                None if spread is None else spread[: min(block, rows - start)],
+                self.ranks[start : start + block],
+                self.counts[0][start : start + block],
+            )
+            for start in range(0, rows, block)
+        ]
+
+    def ranks_of(self, flat: Tensor, with_nonfinite: bool, beta: int = 0) -> Tensor:
+        """`_ranks` of the `(N, C)` scores `flat` for the labels the caller put in `clamped`,
+        as float32 counts (exact below 2**24), plus `beta` times the table's first row; with
+        `with_nonfinite`, NaN for the rows with a NaN or infinite score. The result is the
+        plan's buffer, valid until the thread's next call of this shape."""
+        num_classes = flat.shape[1]
+        if flat.requires_grad:  # model outputs passed undetached: out= ops refuse them
+            flat = flat.detach()
+        pieces = (flat,) if len(self.blocks) == 1 else flat.split(self.block)
+        ones = _ones(num_classes)
+        for piece, (labels, label_score, ahead, ties, above, spread, out, bias) in zip(
+            pieces, self.blocks, strict=True
+        ):
+            torch.gather(piece, 1, labels.view(-1, 1), out=label_score)
+            if spread is None:
+                compared = label_score
+                # int64 labels against float32 class numbers: one comparison that converts
+                # the (N, 1) labels on the fly, cheaper than converting them first
+                torch.gt(_classes(num_classes), labels.view(-1, 1), out=above)
+            else:
+                compared = _spread(label_score, spread)
+                # The classes above each label as rows of a cached table: one indexed copy
+                # (the broadcast comparison took 2.5x as long at 16384 x 10).
+                torch.index_select(_above_table(num_classes), 0, labels, out=above)
+            torch.gt(piece, compared, out=ahead)
+            torch.eq(piece, compared, out=ties)
+            ahead.addcmul_(ties, above)
+            if with_nonfinite:
+                ahead.add_(piece, alpha=0.0)
+            if beta:
+                torch.addmv(bias, ahead, ones, beta=beta, out=out)
+            else:
+                torch.mv(ahead, ones, out=out)
+        return self.ranks
 
 
-def _spread(label_score: Tensor, buffer: Tensor, ones_row: Tensor) -> Tensor:
-    """The `(N, 1)` label scores copied out to `(N, C)`, in the scores' own dtype: into the
-    float32 `buffer` as an outer product with `ones_row` (a BLAS call, exact: each score
-    times 1; 0.44x the time of an expanded copy at 16384 x 10), or a fresh copy for other
-    dtypes (a float64 score must not be rounded to the float32 buffer)."""
+#: This thread's kept plans, the most recently used last.
+_LOCAL = threading.local()
+#: Plans kept per thread: an eval loop's batch shape and its ragged last batch, for a couple
+#: of metrics with other class counts.
+_PLANS_KEPT = 4
+
+
+def _plan(flat: Tensor) -> _Plan:
+    """This thread's plan for `(N, C)` scores of `flat`'s shape and dtype (in blocks of
+    `_BLOCK` scores from `_BLOCK_FROM`)."""
+    plans: OrderedDict[tuple[int, int, torch.dtype, int], _Plan] = _LOCAL.__dict__.setdefault(
+        "plans", OrderedDict()
+    )
+    rows, num_classes = flat.shape
+    block = rows
+    if rows * num_classes >= _BLOCK_FROM:
+        block = min(rows, max(1, _BLOCK // num_classes))
+    key = (rows, num_classes, flat.dtype, block)
+    plan = plans.get(key)
+    if plan is not None:
+        plans.move_to_end(key)
+        return plan
+    plan = _Plan(rows, num_classes, flat.dtype, block)
+    if 4 * rows <= _REUSED_ROW_ELEMENTS:
+        plans[key] = plan
+        if len(plans) > _PLANS_KEPT:
+            plans.popitem(last=False)
+    return plan
+
+
+def _spread(label_score: Tensor, buffer: Tensor) -> Tensor:
+    """The `(N, 1)` label scores copied out to the `(N, C)` `buffer` of their dtype: for
+    float32 as an outer product with ones (a BLAS call, exact: each score times 1; 0.44x the
+    time of an expanded copy at 16384 x 10), else as an expanded copy."""
     if label_score.dtype != torch.float32:
-        return label_score.expand(-1, buffer.shape[1]).contiguous()
-    return torch.mm(label_score, ones_row, out=buffer)
+        return buffer.copy_(label_score.expand(-1, buffer.shape[1]))
+    return torch.mm(label_score, _ones(buffer.shape[1]).view(1, -1), out=buffer)
 
 
 def _zero(like: Tensor) -> Tensor:
