@@ -23,6 +23,7 @@ from torchtally.metrics import (
     Metric,
     MetricCollection,
     MetricValueError,
+    TopKAccuracyMetric,
 )
 
 
@@ -247,6 +248,27 @@ def test_large_batches_and_keyword_calls_go_direct() -> None:
     metric.update(labels, scores)
     metric.update(labels=labels, predictions=scores)
     assert _held_calls(metric) == 0
+
+
+def test_a_metric_caps_the_batches_it_holds() -> None:
+    # top-k ranks held batches in blocks: a batch past its `max_held_elements` goes direct,
+    # as the first call of a smaller batch after it (on its own stage) is held again, and
+    # batches taken by an existing stage respect the cap too
+    metric, direct = TopKAccuracyMetric(3), TopKAccuracyMetric(3).coalesce_updates(False)
+    cap = TopKAccuracyMetric.max_held_elements
+    assert cap is not None
+    g = torch.Generator().manual_seed(11)
+    rows = [cap // 100 // 2, cap // 100 + 1, cap // 100 // 2, cap // 100 // 2, cap // 100 + 1]
+    held = []
+    for n in rows:
+        labels, scores = torch.randint(0, 100, (n,), generator=g), torch.randn(n, 100, generator=g)
+        metric.update(labels, scores)
+        direct.update(labels, scores)
+        held.append(_held_calls(metric))
+    # the first small batch stages, the large one flushes and goes direct, the small ones
+    # are held, the last large one flushes them again
+    assert held == [0, 0, 1, 2, 0]
+    assert torch.equal(metric.counts, direct.counts)
 
 
 def test_collection_members_update_directly() -> None:

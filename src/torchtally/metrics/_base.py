@@ -97,8 +97,7 @@ class Metric(LightningHooks, nn.Module, ABC):
     #: What `update` takes: a key of `metrics._metadata.INPUT_KINDS` ("" for undeclared).
     input_kind: str = ""
     #: The dtype `compute` casts a floating value to (None: leave it; `float`: a Python float
-    #: outside tracing). cstorch's metrics return float32 whatever their state holds, AUC and
-    #: @K a Python float. An update's `dtype=` overrides it.
+    #: outside tracing; cstorch: float32, AUC and @K a float). An update's `dtype=` overrides it.
     result_dtype: torch.dtype | type[float] | None = None
     #: Names of `update` arguments that are array data: Python lists, tuples, numbers and numpy
     #: arrays given for them are converted to tensors on the state's device at the boundary
@@ -108,12 +107,14 @@ class Metric(LightningHooks, nn.Module, ABC):
     #: mean loss from a summed one by it): the boundary leaves them attached, and the metric
     #: must detach them itself before they touch a state.
     autograd_inputs: tuple[str, ...] = ()
-    #: How an overflowing `cat` state is worded for a metric whose `cat` states are an
-    #: implementation detail: what its rows are ("samples") and a constant-memory alternative
-    #: ("" for none). None: the state's own terms (rows of the named state).
+    #: How an overflowing `cat` state is worded where `cat` states are an implementation detail:
+    #: its rows ("samples"), a constant-memory alternative ("" for none); None: the state's own.
     cat_overflow_terms: tuple[str, str] | None = None
     #: Whether a derived value is still right when the collection's updates carry `weights`.
     derived_supports_weights: bool = True
+    #: The largest batch worth holding back (elements of its widest input; None: the engine's
+    #: limit): an update that works in blocks amortizes its per-op cost past about one block.
+    max_held_elements: int | None = None
     #: Every live metric by name, in creation order, as cstorch's `Metric.registry`
     #: (`name -> [metrics]`); it holds weak references, so metrics are not kept alive by it.
     registry: Registry = REGISTRY
@@ -230,8 +231,7 @@ class Metric(LightningHooks, nn.Module, ABC):
     def register_internal_state(
         self, name: str, tensor: Tensor, reduction: Reduction = "sum"
     ) -> None:
-        """Register a non-persistent state for the metric's own bookkeeping (a name starting
-        with `_`, left out of `state_names()`): a wrapper's ring of slots, say."""
+        """Register a non-persistent bookkeeping state (a `_` name, not in `state_names()`)."""
         if not name.startswith("_"):
             raise ValueError(f"Argument `name` must start with '_'. Received: name={name!r}")
         self._register(name, tensor, False, reduction)

@@ -69,6 +69,8 @@ BUDGET = 1 << 18
 #: A batch is held only if at least this many of its size fit in the buffer; a larger batch
 #: already amortizes the per-op cost and would only pay the extra copy.
 MIN_CALLS = 4
+#: So no input of a batch held has more elements than this.
+HELD_ELEMENTS = BUDGET // MIN_CALLS
 
 #: One input's (dtype, trailing shape, whether it is 0-d) and the device of the first.
 Signature = tuple[Any, ...]
@@ -259,10 +261,28 @@ def release_buffers(buffers: dict[str, Any]) -> None:
 class Stage:
     """The held batches of one metric: a buffer per input, rows filled, calls held."""
 
-    __slots__ = ("body", "buffers", "calls", "checks", "fill", "rows", "signature", "slots")
+    __slots__ = (
+        "body",
+        "buffers",
+        "calls",
+        "checks",
+        "fill",
+        "largest",
+        "rows",
+        "signature",
+        "slots",
+    )
 
-    def __init__(self, body: Callable[..., Any], key: Signature, args: tuple[Tensor, ...]) -> None:
+    def __init__(
+        self,
+        body: Callable[..., Any],
+        key: Signature,
+        args: tuple[Tensor, ...],
+        largest: int,
+    ) -> None:
         self.rows = rows_for(key)
+        #: The most rows of a batch held (`largest_held`).
+        self.largest = largest
         self.body = body
         self.signature = key
         # Per input: its dtype, number of dimensions and trailing sizes, in the form
@@ -326,7 +346,7 @@ class Stage:
                 return False
             rows = n
         start = self.fill
-        if rows * MIN_CALLS > self.rows or start + rows > self.rows:
+        if rows > self.largest or start + rows > self.rows:
             return False
         slot = self.slots.get((start, rows))
         if slot is None:  # `take` makes it (and copies)
@@ -354,15 +374,20 @@ def hold(metric: Any, runtime: Runtime, args: tuple[Any, ...]) -> tuple[bool, Si
     """Hold the call's batch back if it can be: `(True, None)`. Else apply what is held and
     return `(False, key)`, where `key` is the signature to stage from once the caller's
     direct update of this batch succeeds (None: do not stage)."""
-    found = signature(args)
     stage = runtime.stage
+    # A batch too large to hold whatever its signature (its rows have at least as many
+    # elements as its largest input's) skips the signature: most calls of an evaluation of
+    # large batches come here.
+    limit = metric.max_held_elements
+    cap = HELD_ELEMENTS if limit is None else min(limit, HELD_ELEMENTS)
+    found = None if any(type(a) is Tensor and a.numel() > cap for a in args) else signature(args)
     if found is None:
         if stage is not None:
             metric.flush()
         return False, None
     key, n = found
     if stage is not None and stage.signature == key:
-        if n * MIN_CALLS > stage.rows:
+        if n > stage.largest:
             metric.flush()
             return False, None
         if stage.fill + n > stage.rows:
@@ -374,7 +399,7 @@ def hold(metric: Any, runtime: Runtime, args: tuple[Any, ...]) -> tuple[bool, Si
     if stage is not None:
         metric.flush()
         runtime.stage = None
-    if n * MIN_CALLS > rows_for(key) or runtime.refused == key:
+    if n > largest_held(key, metric.max_held_elements) or runtime.refused == key:
         return False, None  # too large a batch to gain (no allocation), or refused before
     if not metric._coalescible(args):
         runtime.refused = key
@@ -394,5 +419,17 @@ def cycle_started(metric: Any) -> None:
 def rows_for(key: Signature) -> int:
     """How many rows a staging buffer for signature `key` holds (`BUDGET` over its widest
     input's elements per row)."""
-    widest = max(1 if trailing is None else math.prod(trailing) for _, trailing in key)
-    return BUDGET // max(widest, 1)
+    return BUDGET // max(_widest(key), 1)
+
+
+def largest_held(key: Signature, limit: int | None) -> int:
+    """The most rows of a batch of signature `key` that is held back: at least `MIN_CALLS`
+    such batches fill the buffer, and it has at most `limit` elements (the metric's
+    `max_held_elements`) in its widest input."""
+    rows = rows_for(key) // MIN_CALLS
+    return rows if limit is None else min(rows, limit // max(_widest(key), 1))
+
+
+def _widest(key: Signature) -> int:
+    """The most elements per row of any input of signature `key`."""
+    return max(1 if trailing is None else math.prod(trailing) for _, trailing in key)

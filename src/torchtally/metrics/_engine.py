@@ -46,6 +46,7 @@ from torchtally.metrics._coalesce import (
     enter_traced_update,
     exit_traced_update,
     hold,
+    largest_held,
     outside_tracing,
     release_buffers,
 )
@@ -281,7 +282,7 @@ def run_held(metric: Any, runtime: Runtime, args: tuple[Any, ...], kwargs: dict[
         return None
     result = run_direct(metric, spec, args, kwargs, converted=True)
     if key is not None:
-        runtime.stage = Stage(spec.body, key, args)
+        runtime.stage = Stage(spec.body, key, args, largest_held(key, metric.max_held_elements))
     return result
 
 
