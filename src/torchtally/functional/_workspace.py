@@ -3,9 +3,9 @@
 A blocked sum converts each block of a large float32 batch to float64 before the arithmetic.
 A fresh buffer per call is an allocation of half a megabyte or more, which the CPU allocator
 often hands back to the system and page-faults in again on the next call: R2 at 2^18 elements
-took twice as long with fresh blocks as with these buffers. Only eager CPU paths (never while tracing or
-compiling) use them; each thread has its own, one set per dtype and role, so two threads never
-share a buffer.
+took twice as long with fresh blocks as with these buffers. Only eager CPU paths (never while
+tracing or compiling) use them; each thread has its own, one set per dtype and role, so two
+threads never share a buffer.
 """
 
 from __future__ import annotations

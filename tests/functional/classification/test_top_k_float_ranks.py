@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import threading
 import warnings
+from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -301,7 +302,7 @@ def test_batches_past_the_reuse_cap_are_not_kept(
     top_k_module.top_k_accuracy_tallies(small_labels, small, 2, True)
     before = _kept_plans()
     assert any(key[:3] == (40, 20, torch.float32) for key in before)
-    monkeypatch.setattr(top_k_module, "_REUSED_ROW_ELEMENTS", 200)
+    monkeypatch.setattr(top_k_module, "_KEPT_ROWS", 200)
     scores = torch.randint(0, 3, (300, 20), generator=g).float()
     labels = torch.randint(0, 20, (300,), generator=g)
     fresh = TopKAccuracyMetric(2).coalesce_updates(False)
@@ -333,18 +334,25 @@ def test_kept_plans_count_every_shape_sequence_as_a_fresh_call(
     check_values: bool,
     seed: int,
 ) -> None:
-    # Batches of shapes coming back after others (more shapes than the plans kept, so some
-    # are evicted and made again), against the rule counted in Python: a kept plan carries
-    # nothing from one call to the next.
+    # Batches of shapes coming back after others (more shapes or rows than the plans kept, so
+    # some are evicted and made again), against the rule counted in Python: a kept plan
+    # carries nothing from one call to the next.
     g = torch.Generator().manual_seed(seed)
-    for rows, classes, dtype in shapes:
-        scores = torch.randint(0, 3, (rows, classes), generator=g).to(dtype)
-        labels = torch.randint(-1, classes + 1, (rows,), generator=g)
-        tallies = top_k_module.top_k_accuracy_tallies(labels, scores, 2, check_values)
-        inside = sum(0 <= x < classes for x in labels.tolist())
-        counts = [inside, _rule_hits(labels.tolist(), scores.tolist(), 2)]
-        assert tallies.tolist() == ([rows - inside, *counts, 0] if check_values else counts)
-    assert len(_kept_plans()) <= top_k_module._PLANS_KEPT
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(top_k_module, "_KEPT_ROWS", 150)
+        patch.setattr(top_k_module._LOCAL, "plans", OrderedDict())  # none from other tests
+        for rows, classes, dtype in shapes:
+            scores = torch.randint(0, 3, (rows, classes), generator=g).to(dtype)
+            labels = torch.randint(-1, classes + 1, (rows,), generator=g)
+            tallies = top_k_module.top_k_accuracy_tallies(labels, scores, 2, check_values)
+            inside = sum(0 <= x < classes for x in labels.tolist())
+            counts = [inside, _rule_hits(labels.tolist(), scores.tolist(), 2)]
+            assert tallies.tolist() == ([rows - inside, *counts, 0] if check_values else counts)
+            kept = _kept_plans()
+            if rows * classes >= top_k_module._float_ranks_from(classes):  # the float path
+                assert kept[-1][:3] == (rows, classes, dtype)  # the newest is kept
+            assert len(kept) <= top_k_module._PLANS_KEPT
+            assert sum(int(str(key[0])) for key in kept) <= 150
 
 
 def test_threads_rank_with_their_own_plans(small_blocks: None) -> None:
