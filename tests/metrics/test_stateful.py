@@ -223,8 +223,9 @@ def scribble_on(value: Any) -> None:
 
 # --------------------------------------------------------------------------- batches
 
-#: Small sizes are held back by coalescing on a CPU; "large" is past the holding limit.
-SIZES = (0, 1, 2, 3, 5, 8, 13, 32, 100, "large")
+#: Small sizes are held back by coalescing on a CPU; "large" is past the holding limit, "past
+#: cap" past the metric's own (`max_held_elements`; 100 rows for a metric without one).
+SIZES = (0, 1, 2, 3, 5, 8, 13, 32, 100, "past cap", "large")
 FLOAT_DTYPES = (None, torch.float32, torch.float64, torch.float16)
 INT_DTYPES = (None, torch.int64, torch.int32)
 WEIGHT_NAMES = ("weight", "weights")
@@ -254,7 +255,9 @@ batch_specs = st.builds(
     scribble=st.booleans(),
 )
 #: Batches for a merged-in metric: small and plain, so that they are held.
-small_specs = batch_specs.map(lambda s: replace(s, size=s.size if s.size != "large" else 4))
+small_specs = batch_specs.map(
+    lambda s: replace(s, size=s.size if s.size not in ("large", "past cap") else 4)
+)
 
 
 def _large_size(batch: Callable[[torch.Generator, int], Args]) -> int:
@@ -262,6 +265,17 @@ def _large_size(batch: Callable[[torch.Generator, int], Args]) -> int:
     positional, keyword = batch(torch.Generator().manual_seed(0), 1)
     per_row = sum(t.numel() for t in (*positional, *keyword.values()) if isinstance(t, Tensor))
     return 65_536 // max(per_row, 1) + 1
+
+
+def _past_cap_size(batch: Callable[[torch.Generator, int], Args], cap: int | None) -> int:
+    """Rows of a batch whose widest input is just past `cap` elements (100 rows for None)."""
+    if cap is None:
+        return 100
+    positional, keyword = batch(torch.Generator().manual_seed(0), 1)
+    widest = max(
+        (t.numel() for t in (*positional, *keyword.values()) if isinstance(t, Tensor)), default=1
+    )
+    return cap // max(widest, 1) + 1
 
 
 def _cast(value: Any, spec: BatchSpec) -> Any:
@@ -275,10 +289,19 @@ def _cast(value: Any, spec: BatchSpec) -> Any:
 
 
 def make_batch(
-    batch: Callable[[torch.Generator, int], Args], update: Callable[..., Any], spec: BatchSpec
+    batch: Callable[[torch.Generator, int], Args],
+    update: Callable[..., Any],
+    spec: BatchSpec,
+    cap: int | None = None,
 ) -> Args:
-    """The (args, kwargs) that `spec` describes, for a metric whose update is `update`."""
-    size = _large_size(batch) if spec.size == "large" else spec.size
+    """The (args, kwargs) that `spec` describes, for a metric whose update is `update` and
+    whose held batches are capped at `cap` elements."""
+    if spec.size == "large":
+        size = _large_size(batch)
+    elif spec.size == "past cap":
+        size = _past_cap_size(batch, cap)
+    else:
+        size = spec.size
     positional, keyword = batch(torch.Generator().manual_seed(spec.seed), int(size))
     positional = tuple(_cast(a, spec) for a in positional)
     keyword = {k: _cast(v, spec) for k, v in keyword.items()}
@@ -386,7 +409,9 @@ class MetricMachine(RuleBasedStateMachine):
         self.update_function = type(self.ref).update
 
     def _batch(self, spec: BatchSpec) -> Args:
-        return make_batch(self.case.batch, self.update_function, spec)
+        return make_batch(
+            self.case.batch, self.update_function, spec, type(self.ref).max_held_elements
+        )
 
     def _feed(self, args: Args, scribble: bool, forward: bool = False) -> None:
         """The same call on both; outcomes (value or exception) must agree."""
