@@ -328,7 +328,7 @@ class _Plan:
 _LOCAL = threading.local()
 #: Plans kept per thread (an eval loop's batch shape and its ragged last batch, for a couple
 #: of metrics with other class counts), and the most rows between them. A plan holds about 36
-#: bytes a row and its masks (1.5 MiB at most), so the kept ones about 15 MiB at most. A
+#: bytes a row and its masks (2.5 MiB at most), so the kept ones about 20 MiB at most. A
 #: larger batch's plan is made per call: its page faults are small against the batch's work,
 #: and plans kept at the largest batches ever seen would hold that memory for good.
 _PLANS_KEPT = 4
