@@ -1,5 +1,5 @@
 """TorchMetrics' further regression metrics: the argument and domain errors (values are in the
-oracle registry, tests/compat/tm_cases.py)."""
+oracle registry, tests/compat/tm_cases.py), and the Tweedie deviance against scikit-learn."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import math
 import pytest
 import torch
 import torchmetrics.regression as tmr
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import mean_tweedie_deviance
 
 from torchtally._errors import MetricValueError
 from torchtally.compat.torchmetrics import regression
@@ -71,3 +74,33 @@ def test_2d_inputs_need_num_outputs_declared() -> None:
         regression.ConcordanceCorrCoef().update(torch.randn(8, 3), torch.randn(8, 3))
     with pytest.raises(ValueError, match=match):
         tmr.ConcordanceCorrCoef().update(torch.randn(8, 3), torch.randn(8, 3))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    power=st.sampled_from([0.0, 1.0, 1.5, 2.0, 3.0, -1.0, -0.5]),
+    sizes=st.lists(st.integers(1, 40), min_size=1, max_size=4),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_tweedie_deviance_matches_sklearn_in_float64(
+    power: float, sizes: list[int], seed: int
+) -> None:
+    # The independent oracle for the deviance's value: scikit-learn in float64 (the
+    # TorchMetrics oracle registry allows its float32 cancellation for negative powers).
+    g = torch.Generator().manual_seed(seed)
+    metric = regression.TweedieDevianceScore(power=power)
+    all_preds, all_target = [], []
+    for n in sizes:
+        target = torch.randn(n, generator=g).exp()
+        preds = (target.log() + 0.5 * torch.randn(n, generator=g)).exp()
+        value = metric(preds, target)
+        expected = mean_tweedie_deviance(
+            target.double().numpy(), preds.double().numpy(), power=power
+        )
+        assert float(value) == pytest.approx(expected, rel=1e-6, abs=1e-9)
+        all_preds.append(preds)
+        all_target.append(target)
+    expected = mean_tweedie_deviance(
+        torch.cat(all_target).double().numpy(), torch.cat(all_preds).double().numpy(), power=power
+    )
+    assert float(metric.compute()) == pytest.approx(expected, rel=1e-6, abs=1e-9)

@@ -878,8 +878,13 @@ def more_regression_cases() -> list[Case]:
 
     cases: list[Case] = []
 
-    def add(name: str, label: str, kwargs: dict[str, Any], batches: Any) -> None:
-        cases.append(Case(f"{name}[{label}|{kwargs}]", name, kwargs, batches, our_reg, tmr))
+    def add(
+        name: str, label: str, kwargs: dict[str, Any], batches: Any, **tolerance: float
+    ) -> None:
+        case = Case(f"{name}[{label}|{kwargs}]", name, kwargs, batches, our_reg, tmr)
+        if tolerance:
+            case.tolerance = tolerance
+        cases.append(case)
 
     flat, wide, nd = (16,), (16, 3), (4, 3, 2)
     add("MeanSquaredLogError", "positive", {}, _regression_batches(flat, "positive"))
@@ -900,11 +905,17 @@ def more_regression_cases() -> list[Case]:
         add("MinkowskiDistance", "1d", {"p": p}, _regression_batches(flat))
         add("MinkowskiDistance", "nd", {"p": p}, _regression_batches(nd))
     for power in (0.0, 1.0, 1.5, 2.0, 3.0, -1.0):
+        # TorchMetrics' float32 deviance for a negative power loses up to 7.9e-5 of its value
+        # to cancellation (against scikit-learn's float64 `mean_tweedie_deviance`, 800 seeds
+        # of these batches); ours stays within 6e-8 of it, as
+        # test_tweedie_deviance_matches_sklearn_in_float64 checks for every power.
+        loose = {"rtol": 2.5e-4, "atol": 1e-6} if power < 0 else {}
         add(
             "TweedieDevianceScore",
             "positive",
             {"power": power},
             _regression_batches(flat, "positive"),
+            **loose,
         )
     add("TweedieDevianceScore", "normal", {"power": 0.0}, _regression_batches(nd))
     add("ConcordanceCorrCoef", "1d", {}, _regression_batches(flat))
