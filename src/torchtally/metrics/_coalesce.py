@@ -69,7 +69,7 @@ BUDGET = 1 << 18
 #: A batch is held only if at least this many of its size fit in the buffer; a larger batch
 #: already amortizes the per-op cost and would only pay the extra copy.
 MIN_CALLS = 4
-#: So no input of a batch held has more elements than this.
+#: Hence no input of a held batch has more elements than this.
 HELD_ELEMENTS = BUDGET // MIN_CALLS
 
 #: One input's (dtype, trailing shape, whether it is 0-d) and the device of the first.
@@ -375,9 +375,9 @@ def hold(metric: Any, runtime: Runtime, args: tuple[Any, ...]) -> tuple[bool, Si
     return `(False, key)`, where `key` is the signature to stage from once the caller's
     direct update of this batch succeeds (None: do not stage)."""
     stage = runtime.stage
-    # A batch too large to hold whatever its signature (its rows have at least as many
-    # elements as its largest input's) skips the signature: most calls of an evaluation of
-    # large batches come here.
+    # A batch with an input larger than any held batch's may be (whatever its rows, each has
+    # at least that input's elements per row) is not held: it skips building the signature,
+    # which every call of an evaluation of large batches would otherwise pay.
     limit = metric.max_held_elements
     cap = HELD_ELEMENTS if limit is None else min(limit, HELD_ELEMENTS)
     found = None if any(type(a) is Tensor and a.numel() > cap for a in args) else signature(args)

@@ -67,9 +67,9 @@ class TopKAccuracyMetric(HeldErrors):
     unit = "%"
     #: Whether a larger value is better (early stopping, best checkpoints).
     higher_is_better = True
-    #: Held batches are ranked in blocks of 2^16 scores: a batch of half that gains nothing
-    #: from holding but its copy (whole evaluations, 2026-11-29: 64 x 1000 held 127-131 µs an
-    #: update, direct 117-118; 48 x 1000 104 and 97; 32 x 1000 69 and 83).
+    #: Held batches are ranked in blocks of 2^16 scores, so a batch of more than 2^15 gains
+    #: nothing from holding but its copy (evaluations of 40 updates, 2026-11-29: 64 x 1000
+    #: held 127-131 µs an update, direct 117-118; 48 x 1000 104 and 97; 32 x 1000 69 and 83).
     max_held_elements = 1 << 15
 
     error_kinds = ErrorKinds(
