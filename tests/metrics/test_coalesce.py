@@ -251,9 +251,9 @@ def test_large_batches_and_keyword_calls_go_direct() -> None:
 
 
 def test_a_metric_caps_the_batches_it_holds() -> None:
-    # top-k ranks held batches in blocks: a batch past its `max_held_elements` goes direct,
-    # as the first call of a smaller batch after it (on its own stage) is held again, and
-    # batches taken by an existing stage respect the cap too
+    # top-k ranks held batches in blocks: a batch past its `max_held_elements` goes direct
+    # (applying what is held first), whether or not a stage of its signature exists, and the
+    # smaller batches around it are still held
     metric, direct = TopKAccuracyMetric(3), TopKAccuracyMetric(3).coalesce_updates(False)
     cap = TopKAccuracyMetric.max_held_elements
     assert cap is not None
