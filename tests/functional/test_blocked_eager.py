@@ -10,6 +10,7 @@ from sklearn.metrics import top_k_accuracy_score
 
 from torchtally.functional import _blocks
 from torchtally.functional._checks import count_nonfinite
+from torchtally.functional.classification import _top_k_accuracy as top_k_module
 from torchtally.functional.classification._top_k_accuracy import top_k_accuracy
 from torchtally.metrics import TopKAccuracyMetric
 
@@ -35,7 +36,12 @@ def test_blocked_nonfinite_count_matches_numpy(small_blocks: None, dtype: torch.
 
 
 @pytest.mark.parametrize("shape", [(3001, 7), (450, 33)])
-def test_blocked_top_k_matches_sklearn_with_ties(small_blocks: None, shape) -> None:
+def test_blocked_top_k_matches_sklearn_with_ties(
+    small_blocks: None, monkeypatch: pytest.MonkeyPatch, shape
+) -> None:
+    # top-k's eager float ranks block by their own sizes: blocks of 1000 scores from 5000
+    monkeypatch.setattr(top_k_module, "_BLOCK_FROM", 5000)
+    monkeypatch.setattr(top_k_module, "_BLOCK", 1000)
     g = torch.Generator().manual_seed(2)
     rows, classes = shape
     # Scores on a coarse grid: many ties, broken as scikit-learn does (higher index first).

@@ -19,7 +19,7 @@ import torch
 from torch import Tensor
 
 from torchtally._errors import check_int, tracing
-from torchtally.functional._blocks import blocked, eager_at_least
+from torchtally.functional._blocks import eager_at_least
 from torchtally.functional._checks import (
     ErrorCounts,
     check_same_shape,
@@ -162,33 +162,26 @@ def _hits(
     `with_nonfinite`) the number of samples with a NaN or infinite score."""
     num_classes = predictions.shape[-1]
     as_long = labels if labels.dtype == torch.int64 else labels.long()  # skip a no-op dispatch
-    clamped = as_long.clamp(0, num_classes - 1)
     if _eager_cpu(predictions, _float_ranks_from(num_classes)):
         flat = predictions.reshape(-1, num_classes)
         plan = _plan(flat)
-        plan.clamped.copy_(clamped.reshape(-1))
+        clamped = torch.clamp(as_long.reshape(-1), 0, num_classes - 1, out=plan.clamped)
         ranks = plan.ranks_of(flat, with_nonfinite)
         # NaN counts as non-zero; 0 * a finite rank is 0
         nonfinite = torch.count_nonzero(ranks * 0.0) if with_nonfinite else None
-        return ranks.view(labels.shape) < k, clamped == as_long, nonfinite
+        valid = clamped.view(labels.shape) == as_long
+        return ranks.view(labels.shape) < k, valid, nonfinite
+    # Compiled, traced, off the CPU or a small batch (every larger eager CPU batch takes the
+    # float ranks above, in blocks): the form a compiled graph fuses into one pass.
+    clamped = as_long.clamp(0, num_classes - 1)
     nonfinite = count_nonfinite_rows(predictions) if with_nonfinite else None
-    clamped_column = clamped.unsqueeze(-1)
     columns = device_constant(
         ("top-k columns", num_classes),
         labels,
         lambda d: torch.arange(num_classes, device=d),
     )
-    rows = blocked(predictions, num_classes)
-    if rows is None:
-        return _ranks(predictions, clamped_column, columns) < k, clamped == as_long, nonfinite
-    # Eager CPU, a large batch of few classes: block by block, so that the (rows, num_classes)
-    # masks stay cache-sized buffers instead of fresh batch-sized allocations.
-    flat, flat_clamped = predictions.reshape(-1, num_classes), clamped_column.reshape(-1, 1)
-    ranks = torch.empty(flat.shape[0], dtype=torch.int32, device=flat.device)
-    for start in range(0, flat.shape[0], rows):
-        stop = start + rows
-        _ranks(flat[start:stop], flat_clamped[start:stop], columns, out=ranks[start:stop])
-    return ranks.reshape(labels.shape) < k, clamped == as_long, nonfinite
+    ranks = _ranks(predictions, clamped.unsqueeze(-1), columns)
+    return ranks < k, clamped == as_long, nonfinite
 
 
 #: The float-mask ranks pay from this many scores: below, their extra dispatches (output
@@ -219,9 +212,7 @@ def _eager_cpu(predictions: Tensor, elements: int) -> bool:
     )
 
 
-def _ranks(
-    predictions: Tensor, clamped: Tensor, columns: Tensor, out: Tensor | None = None
-) -> Tensor:
+def _ranks(predictions: Tensor, clamped: Tensor, columns: Tensor) -> Tensor:
     """Per sample, how many classes rank ahead of its label: a higher score, or the same
     score and a higher index (int32). The form a compiled graph fuses into one pass."""
     label_score = predictions.gather(-1, clamped)
@@ -229,9 +220,7 @@ def _ranks(
         torch.eq(predictions, label_score).logical_and_(columns > clamped)
     )
     # int32: a sum of bools in int64 first copies the whole mask to int64 (8 bytes a score)
-    if out is None:
-        return ahead.sum(-1, dtype=torch.int32)
-    return torch.sum(ahead, -1, dtype=torch.int32, out=out)
+    return ahead.sum(-1, dtype=torch.int32)
 
 
 class _Plan:
