@@ -4,8 +4,8 @@ A blocked sum converts each block of a large float32 batch to float64 before the
 A fresh buffer per call is an allocation of half a megabyte or more, which the CPU allocator
 often hands back to the system and page-faults in again on the next call: R2 at 2^18 elements
 took twice as long with fresh blocks as with these buffers. Only eager CPU paths (never while
-tracing or compiling) use them; each thread has its own, one set per dtype and role, so two
-threads never share a buffer.
+tracing or compiling) use them; each thread has its own, one set per dtype, so two threads never
+share a buffer.
 """
 
 from __future__ import annotations
@@ -20,13 +20,11 @@ __all__ = ["float64_scratch", "leading", "scratch", "scratch_allowed"]
 _LOCAL = threading.local()
 
 
-def scratch(dtype: torch.dtype, count: int, elements: int, role: str = "") -> list[Tensor]:
+def scratch(dtype: torch.dtype, count: int, elements: int) -> list[Tensor]:
     """`count` CPU buffers of `dtype` of at least `elements` elements each, this thread's own,
-    valid until its next call for that dtype and `role` (their contents are garbage). A
-    caller that needs buffers of two sizes at once asks for each under its own `role`."""
-    pool: dict[tuple[torch.dtype, str], list[Tensor]] = _LOCAL.__dict__.setdefault("pools", {})
-    key = (dtype, role)
-    buffers = pool.get(key, [])
+    valid until its next call for that dtype (their contents are garbage)."""
+    pool: dict[torch.dtype, list[Tensor]] = _LOCAL.__dict__.setdefault("pools", {})
+    buffers = pool.get(dtype, [])
     if len(buffers) < count or buffers[0].numel() < elements:
         size = max(elements, buffers[0].numel() if buffers else 0)
         # Normal tensors even when first asked for inside `torch.inference_mode()`: an inference
@@ -34,7 +32,7 @@ def scratch(dtype: torch.dtype, count: int, elements: int, role: str = "") -> li
         # mode, then a training-time update, raised).
         with torch.inference_mode(False):
             buffers = [torch.empty(size, dtype=dtype) for _ in range(max(count, len(buffers)))]
-        pool[key] = buffers
+        pool[dtype] = buffers
     return buffers[:count]
 
 
