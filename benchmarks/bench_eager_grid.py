@@ -153,7 +153,9 @@ def contenders(family: str, n: int, classes: int, capacity: int) -> dict[str, Co
     import torchtally.metrics as tt
 
     g = torch.Generator().manual_seed(0)
-    labels = torch.randint(0, classes, (n,), generator=g).to(DEVICE)
+    # Two labels at least: the binary families (classes=1) take labels % 2, and with a single
+    # label every AUROC is undefined (the three libraries gave NaN, 0 and 0.5 for it).
+    labels = torch.randint(0, max(classes, 2), (n,), generator=g).to(DEVICE)
     scores = torch.randn(n, max(classes, 2), generator=g).to(DEVICE)
     if family == "accuracy":
         acc = _raw_state(2)
