@@ -427,3 +427,72 @@ def test_held_direct_and_bool_path_states_agree(
     held, direct = states(bool_path=False)
     reference = states(bool_path=True)[1]
     assert torch.equal(held, reference) and torch.equal(direct, reference)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    classes=st.integers(3, 20),
+    calls=st.lists(
+        st.tuples(st.integers(1, 60), st.integers(1, 6), st.booleans()), min_size=1, max_size=8
+    ),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_settings_changed_between_calls_count_as_the_bool_path(
+    small_blocks: None, classes: int, calls: list[tuple[int, int, bool]], seed: int
+) -> None:
+    # `k` and `check_values` set on the metric between updates: the eager CPU path (tested
+    # first in `update`, with its own slot constants) reads them on every call as the bool
+    # form does. Finite scores: with value checks a non-finite sample's hit is left to the path.
+    g = torch.Generator().manual_seed(seed)
+    batches = [
+        (
+            torch.randint(-1, classes + 1, (n,), generator=g),
+            torch.randint(0, 3, (n, classes), generator=g).float(),
+            k,
+            check_values,
+        )
+        for n, k, check_values in calls
+    ]
+
+    def state(bool_path: bool) -> torch.Tensor:
+        with pytest.MonkeyPatch.context() as patch:
+            if bool_path:
+                patch.setattr(top_k_module, "_eager_cpu", lambda *_: False)
+            metric = TopKAccuracyMetric(1).coalesce_updates(False)
+            for labels, scores, k, check_values in batches:
+                metric.k, metric.check_values = k, check_values
+                metric.update(labels, scores)
+            return metric.counts.clone()
+
+    assert torch.equal(state(bool_path=False), state(bool_path=True))
+
+
+def test_under_a_dispatch_mode_the_update_takes_the_general_path(small_blocks: None) -> None:
+    # Under a mode (a profiler's, an op counter's, a fake one) the update leaves the eager CPU
+    # path's first test, with its plain CPU slot constants, to the general path, whose
+    # constants are made for the mode (`device_constant`); the counts are the same.
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Recording(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ops: list[str] = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            self.ops.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    g = torch.Generator().manual_seed(12)
+    labels = torch.randint(-1, 8, (300,), generator=g)
+    scores = torch.randint(0, 3, (300, 7), generator=g).float()
+    plain = TopKAccuracyMetric(2).coalesce_updates(False)
+    plain.update(labels, scores)
+    inspected = TopKAccuracyMetric(2).coalesce_updates(False)
+    with Recording() as mode:
+        assert top_k_module.top_k_accuracy_cpu_tallies(labels, scores, 2, True) is None
+        inspected.update(labels, scores)
+    assert torch.equal(inspected.counts, plain.counts)
+    assert any("index_add" in op for op in mode.ops)  # the update ran under the mode
+    assert top_k_module.top_k_accuracy_cpu_tallies(labels, scores, 2, True) is not None

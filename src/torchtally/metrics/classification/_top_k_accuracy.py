@@ -18,6 +18,7 @@ from torchtally.functional.classification._fused import (
 )
 from torchtally.functional.classification._top_k_accuracy import (
     top_k_accuracy_compute,
+    top_k_accuracy_cpu_tallies,
     top_k_accuracy_errors,
     top_k_accuracy_tallies,
     top_k_accuracy_update,
@@ -37,6 +38,11 @@ _SIZE = _KINDS + 8
 #: `error_kinds`), the valid ones, the hits and the non-finite rows (the second kind); without,
 #: the valid labels and the hits.
 _TALLY_SLOTS = {True: (0, _TOTAL, _HITS, 1), False: (_TOTAL, _HITS)}
+#: The same on the CPU, for eager CPU updates (`top_k_accuracy_cpu_tallies`): made once here,
+#: as `device_constant`'s tests for compiling and fake tensors are what that path has passed.
+_CPU_TALLY_SLOTS = {
+    checked: torch.tensor(slots, dtype=torch.int64) for checked, slots in _TALLY_SLOTS.items()
+}
 
 
 @final
@@ -132,6 +138,10 @@ class TopKAccuracyMetric(HeldErrors):
         # __getattr__ per call.
         state: Tensor = self._buffers["counts"]  # type: ignore[assignment]
         if weights is None:
+            tallies = top_k_accuracy_cpu_tallies(labels, predictions, self.k, self.check_values)
+            if tallies is not None:
+                state.index_add_(0, _CPU_TALLY_SLOTS[self.check_values], tallies)
+                return
             if self._fused_update(state, labels, predictions):
                 return
             tallies = top_k_accuracy_tallies(labels, predictions, self.k, self.check_values)
