@@ -5,11 +5,13 @@ and 0.5 for it.)"""
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import pytest
 import torch
 from benchmarks import bench_eager_grid as grid
+from benchmarks import bench_whole_eval as whole
 
 #: Binned AUROC: 200 bins against 200 thresholds, placed alike but not bin for bin.
 _TOLERANCE = {"binned AUROC": 0.02}
@@ -47,3 +49,29 @@ def test_the_grid_contenders_agree_on_a_defined_value(family: str) -> None:
         torch.testing.assert_close(
             ours, theirs, rtol=1e-4, atol=_TOLERANCE.get(family, 1e-5), msg=f"{family}: {name}"
         )
+
+
+@pytest.mark.parametrize(("family", "classes"), [("binary AUROC", 1), ("multiclass AUROC", 3)])
+def test_distinct_batches_are_each_scored_once_per_evaluation(family: str, classes: int) -> None:
+    from sklearn.metrics import roc_auc_score
+
+    updates = 4
+    group = whole.distinct_contenders(family, 32, classes, updates)
+    values = _evaluate(group, updates)
+    # the same batches again, drawn as the benchmark draws them, scored by scikit-learn
+    g = torch.Generator().manual_seed(0)
+    labels = torch.randint(0, max(classes, 2), (updates, 32), generator=g).reshape(-1)
+    scores = torch.randn(updates, 32, max(classes, 2), generator=g).reshape(-1, max(classes, 2))
+    if family == "binary AUROC":
+        expected = roc_auc_score((labels % 2).numpy(), torch.sigmoid(scores[:, 0]).numpy())
+    else:
+        expected = roc_auc_score(labels.numpy(), scores.softmax(-1).numpy(), multi_class="ovr")
+    for name, value in values.items():
+        assert math.isclose(float(value), expected, rel_tol=1e-5), name
+    # a second evaluation goes through the same batches, not the next ones
+    assert _evaluate(group, updates) == values
+
+
+def test_distinct_batches_refuse_a_family_without_a_sort() -> None:
+    with pytest.raises(ValueError, match="Argument `family` must be one of"):
+        whole.distinct_contenders("accuracy", 8, 2, 2)
