@@ -288,9 +288,12 @@ class _Plan:
         self.counts = self.table.unbind()
         self.unchecked = self.table[1:3]
         ahead, ties, above = masks.unbind()
+        # each block's labels, and as the `(n, 1)` column its gather and comparison take (a
+        # view made per call is a dispatch)
         self.blocks = [
             (
                 self.clamped[start : start + block],
+                self.clamped[start : start + block].view(-1, 1),
                 label_scores[start : start + block],
                 ahead[: min(block, rows - start)],
                 ties[: min(block, rows - start)],
@@ -312,15 +315,15 @@ class _Plan:
             flat = flat.detach()
         pieces = (flat,) if len(self.blocks) == 1 else flat.split(self.block)
         ones = _ones(num_classes)
-        for piece, (labels, label_score, ahead, ties, above, spread, out, bias) in zip(
+        for piece, (labels, column, label_score, ahead, ties, above, spread, out, bias) in zip(
             pieces, self.blocks, strict=True
         ):
-            torch.gather(piece, 1, labels.view(-1, 1), out=label_score)
+            torch.gather(piece, 1, column, out=label_score)
             if spread is None:
                 compared = label_score
                 # int64 labels against float32 class numbers: one comparison that converts
                 # the (N, 1) labels on the fly, cheaper than converting them first
-                torch.gt(_classes(num_classes), labels.view(-1, 1), out=above)
+                torch.gt(_classes(num_classes), column, out=above)
             else:
                 compared = _spread(label_score, spread)
                 # The classes above each label as rows of a cached table: one indexed copy
