@@ -75,3 +75,18 @@ def test_distinct_batches_are_each_scored_once_per_evaluation(family: str, class
 def test_distinct_batches_refuse_a_family_without_a_sort() -> None:
     with pytest.raises(ValueError, match="Argument `family` must be one of"):
         whole.distinct_contenders("accuracy", 8, 2, 2)
+
+
+def test_the_whole_grid_sorts_distinct_scores_and_names_what_it_skips() -> None:
+    planned, skipped = whole.plan(quick=False, only=None)
+    # exact AUROC over distinct batches (a repeated batch favours comparison sorts), every
+    # other family over its one batch
+    assert {(family, distinct) for family, _, _, distinct in planned} == {
+        (family, family in grid.CAT_FAMILIES) for family in grid.FAMILIES
+    }
+    ran = {(family, n, classes) for family, n, classes, _ in planned}
+    assert not ran & set(whole.SKIPPED)
+    assert len(skipped) == len(whole.SKIPPED) and all(": " in why for why in skipped)
+    everything, none_skipped = whole.plan(quick=False, only=None, repeated=True, run_skipped=True)
+    assert none_skipped == [] and not any(distinct for *_, distinct in everything)
+    assert {(f, n, c) for f, n, c, _ in everything} == ran | set(whole.SKIPPED)
