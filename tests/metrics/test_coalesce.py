@@ -20,9 +20,14 @@ from torchtally.metrics import (
     AccuracyMetric,
     ConfusionMatrixMetric,
     F1ScoreMetric,
+    MAEMetric,
+    MeanMetric,
     Metric,
     MetricCollection,
     MetricValueError,
+    MSEMetric,
+    R2ScoreMetric,
+    SMAPEMetric,
     TopKAccuracyMetric,
 )
 
@@ -269,6 +274,25 @@ def test_a_metric_caps_the_batches_it_holds() -> None:
     # are held, the last large one flushes them again
     assert held == [0, 0, 1, 2, 0]
     assert torch.equal(metric.counts, direct.counts)
+
+
+@pytest.mark.parametrize("kind", [MSEMetric, MAEMetric, SMAPEMetric, R2ScoreMetric, MeanMetric])
+def test_float64_sum_metrics_hold_batches_up_to_their_cap(kind: type[Metric]) -> None:
+    # past the cap their blocked update costs no more per element than holding the batch
+    cap = kind.max_held_elements
+    assert cap is not None and cap < 1 << 16  # below the engine's own limit: a cap of its own
+    metric, direct = kind(), kind().coalesce_updates(False)
+    g = torch.Generator().manual_seed(5)
+    held = []
+    for n in (cap // 4, cap, cap + 1, cap // 4, 4 * cap):
+        labels = torch.randn(n, generator=g)
+        args = (labels,) if kind is MeanMetric else (labels, labels + torch.randn(n, generator=g))
+        metric.update(*args)
+        direct.update(*args)
+        held.append(_held_calls(metric))
+    # the first batch stages, one at the cap is held, one past it flushes and goes direct
+    assert held == [0, 1, 0, 1, 0]
+    _assert_same(metric.compute(), direct.compute(), exact=True)
 
 
 def test_collection_members_update_directly() -> None:

@@ -26,7 +26,7 @@ from torchtally.functional.aggregation._perplexity import (
 from torchtally.functional.classification._inputs import check_index_labels
 from torchtally.functional.regression._fused import eager_cpu
 from torchtally.metrics._base import Metric
-from torchtally.metrics.regression._errors import packed_from_old_states
+from torchtally.metrics.regression._errors import FLOAT64_SUMS_HELD, packed_from_old_states
 
 __all__ = ["MeanMetric", "PerplexityMetric"]
 
@@ -57,6 +57,7 @@ class MeanMetric(Metric):
     input_kind = "values"
     result_dtype = torch.float32  # as cstorch
     array_inputs = ("value", "weight")
+    max_held_elements = FLOAT64_SUMS_HELD
 
     error_kinds = ErrorKinds(
         nonfinite_values="non-finite values", negative_weights="negative weights"

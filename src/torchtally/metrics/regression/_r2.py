@@ -18,7 +18,7 @@ from torchtally.functional.regression._r2 import (
     r2_sums_checked,
 )
 from torchtally.metrics._base import Metric
-from torchtally.metrics.regression._errors import packed_from_old_states
+from torchtally.metrics.regression._errors import FLOAT64_SUMS_HELD, packed_from_old_states
 
 __all__ = ["R2ScoreMetric"]
 
@@ -54,6 +54,7 @@ class R2ScoreMetric(Metric):
     unit = ""
     #: Whether a larger value is better (early stopping, best checkpoints).
     higher_is_better = True
+    max_held_elements = FLOAT64_SUMS_HELD
 
     error_kinds = ErrorKinds(
         nonfinite_labels="non-finite labels",
