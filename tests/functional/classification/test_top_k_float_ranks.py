@@ -163,8 +163,9 @@ def test_functional_tallies_take_scores_that_require_grad(small_blocks: None) ->
 
 @pytest.mark.parametrize(
     ("rows", "classes"),
-    # one piece (long, short rows); blocks of 2^16 scores (long rows, short rows)
-    [(700, 100), (2000, 12), (9000, 64), (12000, 12)],
+    # one piece (long, short rows); two even blocks (550 rows); blocks of at most 2^16 scores
+    # (long rows, short rows)
+    [(700, 100), (2000, 12), (1100, 90), (9000, 64), (12000, 12)],
 )
 @pytest.mark.parametrize("column_major", [False, True])  # a transposed view: strided rows
 def test_float_ranks_at_the_default_sizes_match_sklearn(

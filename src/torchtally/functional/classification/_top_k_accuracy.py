@@ -353,15 +353,18 @@ _KEPT_ROWS = 1 << 18
 
 
 def _plan(flat: Tensor) -> _Plan:
-    """This thread's plan for `(N, C)` scores of `flat`'s shape and dtype (in blocks of
-    `_BLOCK` scores from `_BLOCK_FROM`)."""
+    """This thread's plan for `(N, C)` scores of `flat`'s shape and dtype (from `_BLOCK_FROM`
+    scores in blocks of about `_BLOCK` scores, of as even sizes as whole rows allow)."""
     plans: OrderedDict[tuple[int, int, torch.dtype, int], _Plan] = _LOCAL.__dict__.setdefault(
         "plans", OrderedDict()
     )
     rows, num_classes = flat.shape
     block = rows
-    if rows * num_classes >= _BLOCK_FROM:
-        block = min(rows, max(1, _BLOCK // num_classes))
+    scores = rows * num_classes
+    if scores >= _BLOCK_FROM:
+        # as many blocks as `_BLOCK` scores take, evenly (no short last block of a few rows)
+        pieces = -(-scores // _BLOCK)
+        block = -(-rows // pieces)
     key = (rows, num_classes, flat.dtype, block)
     plan = plans.get(key)
     if plan is not None:
@@ -402,12 +405,16 @@ def count_nonfinite_rows(predictions: Tensor) -> Tensor:
     return torch.count_nonzero((predictions * 0.0).sum(-1))
 
 
-#: From this many scores the eager ranks go in blocks of about `_BLOCK` scores, through the
-#: thread's reused float32 mask buffers: four masks and the scores of a block stay within this
-#: CPU's 2 MiB L2. (Blocks of 2^16 against 2^18 from 2^19, interleaved thread-CPU medians,
+#: From this many scores the eager ranks go in even blocks of about `_BLOCK` scores, through
+#: the thread's reused float32 mask buffers: four masks and the scores of a block stay within
+#: this CPU's 2 MiB L2. (Blocks of 2^16 against 2^18 from 2^19, interleaved thread-CPU medians,
 #: 2026-11-29: 16384 x 100 2.44 vs 3.27 ms, 1024 x 1000 1.38 vs 2.06 ms, 262144 x 10 9.4 vs
-#: 10.7 ms; blocks of 2^14 were slower than both, each block repeating every dispatch.)
-_BLOCK_FROM = 1 << 17
+#: 10.7 ms; blocks of 2^14 were slower than both, each block repeating every dispatch.) From
+#: 1.5 x 2^16, where each of two blocks still holds 2^15 scores or more: whole evaluations
+#: against torcheval's, interleaved, 2026-11-30, one piece / even blocks: 1024 x 100 1.17-1.19
+#: / 1.12-1.13x, 16384 x 10 (blocks of 6553, 6553, 3278 rows before) 1.17-1.20 / 1.13-1.14x;
+#: from 2^16, two blocks of 384 rows at 768 x 100 were 10 % slower than one piece.
+_BLOCK_FROM = 3 << 15
 _BLOCK = 1 << 16
 
 
