@@ -82,3 +82,22 @@ def test_smape_sums_large_batches_in_blocks_of_reused_buffers() -> None:
         smape_sum(labels, predictions)
     allocated = sum(max(e.cpu_memory_usage, 0) for e in prof.key_averages())
     assert allocated < 1024, allocated
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("flush_denormal", [False, True])
+def test_blocked_smape_sum_scores_zero_pairs_as_the_whole_batch_form(
+    flush_denormal: bool, dtype: torch.dtype
+) -> None:
+    # A zero denominator (p = y = 0) counts 0 whatever the CPU's denormal mode: a bound at the
+    # smallest subnormal would read as 0 with flushing on, and 0 / 0 would make the sum NaN.
+    labels, predictions = torch.zeros(_SMAPE_BLOCK_FROM * 3), torch.zeros(_SMAPE_BLOCK_FROM * 3)
+    predictions[::7] = 1.0
+    labels[1::7] = torch.finfo(torch.float32).tiny  # float32 normals, float64 copies too
+    labels, predictions = labels.to(dtype), predictions.to(dtype)
+    torch.set_flush_denormal(flush_denormal)
+    try:
+        got = float(smape_sum(labels, predictions))
+    finally:
+        torch.set_flush_denormal(False)  # torch's default
+    assert got == _oracle(labels.numpy(), predictions.numpy(), None, zero=True)

@@ -11,6 +11,7 @@ from torchtally.functional._checks import check_same_shape, count_nonfinite
 from torchtally.functional._workspace import (
     float64_scratch,
     leading,
+    scratch,
     scratch_allowed,
 )
 
@@ -269,12 +270,16 @@ def smape_sum(
         ratio = _smape_ratio(labels.double(), predictions.double(), zero_pairs, epsilon)
         return ratio.sum(dtype=torch.float64)
     check_choice("zero_pairs", zero_pairs, ZERO_PAIRS)
-    # The smallest positive float64: raising a zero denominator to it leaves every other one
-    # as it is (it is at least this already) and makes 0 / 0 a 0 / tiny = 0, what the
-    # `where(denominator == 0, 1, denominator)` of `_smape_ratio` gives, without a mask.
-    floor = epsilon if epsilon is not None else (_TINY if zero_pairs == "zero" else None)
     flat_p, flat_y = _flat(predictions), _flat(labels)
     p64, y64, error = float64_scratch(3, min(rows, flat_p.shape[0]))
+    # Zero pairs (p = y = 0) as `_smape_ratio` scores them: a denominator of 0 raised to a bound
+    # below every positive one, a normal float64 (a subnormal bound reads as 0 with
+    # `torch.set_flush_denormal(True)`, and 0 / 0 is NaN). Float32 and narrower inputs add up to
+    # at least 2^-149 when not 0; float64 ones can be subnormal: masked instead (slower).
+    wide = torch.float64 in (labels.dtype, predictions.dtype)
+    floor = epsilon if epsilon is not None else (None if zero_pairs == "nan" or wide else 2.0**-150)
+    mask_zeros = epsilon is None and zero_pairs == "zero" and wide
+    zeros = scratch(torch.bool, 1, min(rows, flat_p.shape[0]))[0] if mask_zeros else None
     total: Tensor | None = None
     for start in range(0, flat_p.shape[0], rows):
         block = _block(flat_p, start, rows)
@@ -285,6 +290,8 @@ def smape_sum(
         denominator = p.abs_().add_(y.abs_())
         if floor is not None:
             denominator.clamp_(min=floor)
+        elif zeros is not None:
+            denominator.masked_fill_(torch.eq(denominator, 0, out=leading(zeros, size)), 1.0)
         piece = ratio.div_(denominator).sum()
         total = piece if total is None else total.add_(piece)
     assert total is not None  # blocked() only splits a non-empty batch
@@ -295,7 +302,6 @@ def smape_sum(
 #: float64 buffers: its eight elementwise float64 temporaries, each a fresh allocation, cost
 #: more in page faults than in arithmetic from here.
 _SMAPE_BLOCK_FROM = 1 << 13
-_TINY = float(torch.finfo(torch.float64).smallest_normal) * 2.0**-52
 
 
 def squared_error_update(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
